@@ -1,0 +1,94 @@
+# Podium: a Kubernetes operator for hosted secrets and evaluation leaderboards.
+#   make dev    start the whole system locally on an embedded control plane, with samples
+#   make test   run every test (regenerates and checks generated files first)
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+
+GO            ?= go
+CONTROLLER_GEN = $(GO) tool controller-gen
+ASSETS         = $(shell bash hack/controlplane.sh)
+IMG           ?= podium:dev
+GOTEST_FLAGS  ?=
+
+.PHONY: all
+all: build
+
+##@ Development
+
+.PHONY: manifests
+manifests: ## Generate CRDs and RBAC from the API types and markers.
+	$(CONTROLLER_GEN) rbac:roleName=podium-operator crd paths="./..." output:crd:artifacts:config=config/crd/bases
+
+.PHONY: generate
+generate: ## Generate DeepCopy methods.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: verify-gen
+verify-gen: manifests generate ## Regenerate and fail if generated files were stale.
+	@if [ -n "$$(git status --porcelain -- api config)" ]; then \
+	  echo "generated files are stale; run 'make manifests generate' and commit:"; \
+	  git status --porcelain -- api config; git --no-pager diff --stat -- api config; exit 1; fi
+
+.PHONY: fmt
+fmt: ## Run gofmt.
+	gofmt -l -w $$(git ls-files '*.go')
+
+.PHONY: vet
+vet: ## Run go vet.
+	$(GO) vet ./...
+
+.PHONY: lint
+lint: vet ## Check formatting and vet.
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: controlplane
+controlplane: ## Build (or reuse) kube-apiserver, etcd and kubectl into bin/k8s/.
+	@bash hack/controlplane.sh
+
+.PHONY: test
+test: verify-gen lint controlplane build ## Run every test against the real control plane.
+	KUBEBUILDER_ASSETS="$(ASSETS)" PODIUM_BIN="$(CURDIR)/bin" $(GO) test ./... -count=1 $(GOTEST_FLAGS)
+
+.PHONY: bench
+bench: controlplane build ## Print benchmark figures (see docs/performance.md).
+	KUBEBUILDER_ASSETS="$(ASSETS)" PODIUM_BIN="$(CURDIR)/bin" bash hack/bench.sh
+
+.PHONY: dev
+dev: controlplane build ## Run everything locally on an embedded control plane with sample data.
+	KUBEBUILDER_ASSETS="$(ASSETS)" bin/podium-dev
+
+.PHONY: dev-reset
+dev-reset: ## Wipe the local control plane's data.
+	rm -rf .podium-dev
+
+##@ Build
+
+.PHONY: build
+build: ## Build podium-operator, podium and the dev runner into bin/.
+	$(GO) build -o bin/podium-operator ./cmd/operator
+	$(GO) build -o bin/podium ./cmd/podium
+	$(GO) build -o bin/podium-dev ./hack/dev
+
+.PHONY: docker-build
+docker-build: ## Build the container image (needs a Docker engine).
+	docker build -t $(IMG) .
+
+##@ Deployment
+
+.PHONY: install
+install: manifests ## Install the CRDs into the cluster of the current kubeconfig.
+	$(ASSETS)/kubectl apply --server-side -k config/crd
+
+.PHONY: uninstall
+uninstall: ## Remove the CRDs (and every Podium object) from the cluster.
+	$(ASSETS)/kubectl delete -k config/crd
+
+.PHONY: deploy
+deploy: manifests ## Deploy the operator (image $(IMG)) to the cluster of the current kubeconfig.
+	cd config/manager && $(ASSETS)/kubectl kustomize . >/dev/null
+	$(ASSETS)/kubectl apply --server-side -k config/default
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-14s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)

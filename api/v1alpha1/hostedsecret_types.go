@@ -1,0 +1,147 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SecretScope says whom a hosted secret serves.
+// +kubebuilder:validation:Enum=user;job
+type SecretScope string
+
+const (
+	// ScopeUser secrets belong to one user of the organization.
+	ScopeUser SecretScope = "user"
+	// ScopeJob secrets belong to one job.
+	ScopeJob SecretScope = "job"
+)
+
+// SecretState is whether a hosted secret can be used.
+// +kubebuilder:validation:Enum=active;revoked
+type SecretState string
+
+const (
+	StateActive  SecretState = "active"
+	StateRevoked SecretState = "revoked"
+)
+
+// Reasons a hosted secret was revoked.
+const (
+	RevokedByRequest = "revoked"
+	RevokedSupersede = "superseded"
+)
+
+// SecretValueRef points at the Kubernetes Secret (same namespace) that holds the value.
+type SecretValueRef struct {
+	// name of the Secret.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// key in the Secret's data; default "value".
+	// +optional
+	// +kubebuilder:default=value
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key,omitempty"`
+}
+
+// HostedSecretSpec is a stored secret's metadata (SPEC 2.1). The value itself lives
+// only in the referenced Kubernetes Secret and is never shown back.
+// +kubebuilder:validation:XValidation:rule="self.scope != 'job' || has(self.jobID)",message="jobID is required when scope is job"
+// +kubebuilder:validation:XValidation:rule="self.scope != 'user' || !has(self.jobID)",message="jobID must not be set when scope is user"
+// +kubebuilder:validation:XValidation:rule="self.scope != 'user' || has(self.owner)",message="owner is required when scope is user"
+type HostedSecretSpec struct {
+	// scope is user (default) or job. Immutable.
+	// +optional
+	// +kubebuilder:default=user
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="scope is immutable"
+	Scope SecretScope `json:"scope,omitempty"`
+	// jobID is the job's UUID; required for job scope, refused for user scope. Immutable.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="jobID is immutable"
+	JobID string `json:"jobID,omitempty"`
+	// owner is the Kubernetes user name the secret belongs to (user scope). Immutable.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="owner is immutable"
+	Owner string `json:"owner,omitempty"`
+	// envVar is the environment variable the secret is exported as. Immutable.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[A-Z][A-Z0-9_]{0,63}$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="envVar is immutable"
+	EnvVar string `json:"envVar"`
+	// provider is an optional label, for example "anthropic"; at most 64 characters.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Provider string `json:"provider,omitempty"`
+	// secretRef names the Secret holding the value. Immutable.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="secretRef is immutable"
+	SecretRef SecretValueRef `json:"secretRef"`
+}
+
+// HostedSecretStatus is the observed state of a HostedSecret.
+type HostedSecretStatus struct {
+	// conditions: Ready is True when the value's Secret exists and is usable.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// state is active or revoked.
+	// +optional
+	State SecretState `json:"state,omitempty"`
+	// reason says why a secret was revoked: revoked or superseded.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// supersededBy is the id of the secret that replaced this one.
+	// +optional
+	SupersededBy string `json:"supersededBy,omitempty"`
+	// valueLast4 is the value's last four characters; empty for values shorter than 8.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4
+	ValueLast4 string `json:"valueLast4,omitempty"`
+	// lastUsedAt is when the secret was last handed to a job.
+	// +optional
+	LastUsedAt *metav1.Time `json:"lastUsedAt,omitempty"`
+	// revokedAt is when the secret was revoked.
+	// +optional
+	RevokedAt *metav1.Time `json:"revokedAt,omitempty"`
+}
+
+// HostedSecret is a reusable secret (a model provider key or a task's environment
+// variable) scoped to a user or a job of an organization (the namespace).
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=hs,categories=podium
+// +kubebuilder:printcolumn:name="Env",type=string,JSONPath=`.spec.envVar`
+// +kubebuilder:printcolumn:name="Scope",type=string,JSONPath=`.spec.scope`
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.provider`
+// +kubebuilder:printcolumn:name="Last4",type=string,JSONPath=`.status.valueLast4`
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type HostedSecret struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the secret's metadata.
+	// +required
+	Spec HostedSecretSpec `json:"spec"`
+	// status is the observed state.
+	// +optional
+	Status HostedSecretStatus `json:"status,omitempty"`
+}
+
+// HostedSecretList contains a list of HostedSecret.
+// +kubebuilder:object:root=true
+type HostedSecretList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []HostedSecret `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&HostedSecret{}, &HostedSecretList{})
+}

@@ -1,0 +1,110 @@
+package v1alpha1
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// RowVisibility is SPEC's row status: display shows the row, hide hides it. It is
+// called visibility here because status is the Kubernetes observed state.
+// +kubebuilder:validation:Enum=display;hide
+type RowVisibility string
+
+const (
+	RowDisplay RowVisibility = "display"
+	RowHide    RowVisibility = "hide"
+)
+
+// LeaderboardRowSpec is one result row of a leaderboard (SPEC 2.5).
+type LeaderboardRowSpec struct {
+	// leaderboard is the object name of the Leaderboard (same namespace) this row
+	// belongs to. Immutable.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="leaderboard is immutable"
+	Leaderboard string `json:"leaderboard"`
+	// metadata holds values matching the board's metadataSchema.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Metadata *apiextensionsv1.JSON `json:"metadata,omitempty"`
+	// metrics holds values matching the board's metricsSchema; scores are computed by
+	// the owner, never by Podium.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Metrics *apiextensionsv1.JSON `json:"metrics,omitempty"`
+	// visibility is SPEC's row status: display (default) shows the row, hide hides it.
+	// +optional
+	// +kubebuilder:default=display
+	Visibility RowVisibility `json:"visibility,omitempty"`
+	// trialIDs are the linked trials' UUIDs, without duplicates.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=10000
+	// +kubebuilder:validation:items:Pattern=`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+	TrialIDs []string `json:"trialIDs,omitempty"`
+}
+
+// LeaderboardRowStatus is the observed state of a LeaderboardRow.
+type LeaderboardRowStatus struct {
+	// conditions: Valid says whether metadata and metrics match the board's schemas
+	// and, if not, names every failing field. An invalid row is kept, not ranked.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// schemaGeneration is the board generation the row was validated against.
+	// +optional
+	SchemaGeneration int64 `json:"schemaGeneration,omitempty"`
+	// invalidFields lists the fields that fail the board's schemas.
+	// +optional
+	// +listType=atomic
+	InvalidFields []FieldError `json:"invalidFields,omitempty"`
+}
+
+// FieldError names one field that fails validation and why.
+type FieldError struct {
+	// field is the value path, for example "metrics.reward".
+	Field string `json:"field"`
+	// message says what is wrong.
+	Message string `json:"message"`
+}
+
+// LeaderboardRow is one result of a Leaderboard: metadata, metrics, whether it is
+// shown, and linked trial ids. It is owned by its Leaderboard.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=lbrow;lbrows,categories=podium
+// +kubebuilder:printcolumn:name="Board",type=string,JSONPath=`.spec.leaderboard`
+// +kubebuilder:printcolumn:name="Visibility",type=string,JSONPath=`.spec.visibility`
+// +kubebuilder:printcolumn:name="Valid",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].message`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type LeaderboardRow struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the row's content.
+	// +required
+	Spec LeaderboardRowSpec `json:"spec"`
+	// status is the observed state.
+	// +optional
+	Status LeaderboardRowStatus `json:"status,omitempty"`
+}
+
+// LeaderboardRowList contains a list of LeaderboardRow.
+// +kubebuilder:object:root=true
+type LeaderboardRowList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []LeaderboardRow `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&LeaderboardRow{}, &LeaderboardRowList{})
+}

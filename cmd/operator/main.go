@@ -1,0 +1,45 @@
+// Command podium-operator runs Podium's controllers and its HTTP API.
+package main
+
+import (
+	"flag"
+	"os"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"podium.dev/podium/internal/operator"
+)
+
+func main() {
+	var o operator.Options
+	flag.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8082", "Address of the metrics endpoint; \"0\" disables it.")
+	flag.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "Address of the manager's health probes.")
+	flag.BoolVar(&o.LeaderElection, "leader-elect", false, "Elect one replica to run the controllers; the HTTP API runs on every replica.")
+	flag.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election lease (in cluster: the operator's own).")
+	flag.StringVar(&o.HTTPAddr, "http-addr", envOr("PODIUM_HTTP_ADDR", ":8080"), "Address of Podium's HTTP API (env PODIUM_HTTP_ADDR).")
+	flag.StringVar(&o.PreflightConfig, "preflight-config", "", "YAML file with the preflight provider table and reserved names (defaults built in).")
+	zopts := zap.Options{}
+	zopts.BindFlags(flag.CommandLine)
+	flag.Parse() // --kubeconfig is registered by controller-runtime's config package
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
+	log := ctrl.Log.WithName("setup")
+
+	mgr, err := operator.NewManager(ctrl.GetConfigOrDie(), o)
+	if err != nil {
+		log.Error(err, "Unable to set up the operator")
+		os.Exit(1)
+	}
+	log.Info("Starting podium-operator", "httpAddr", o.HTTPAddr)
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		log.Error(err, "Operator stopped with an error")
+		os.Exit(1)
+	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
