@@ -1,0 +1,66 @@
+// Package index names the manager's cache field indexes, so that a record is found by
+// its id or slug without listing a namespace.
+package index
+
+import (
+	"context"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+)
+
+const (
+	// UID indexes every Podium kind by metadata.uid (a record's id).
+	UID = "metadata.uid"
+	// BoardSlug indexes Leaderboards by "<org>/<dataset>/<name>".
+	BoardSlug = "spec.slug"
+	// RowBoard indexes LeaderboardRows by their board's object name (spec.leaderboard).
+	RowBoard = "spec.leaderboard"
+)
+
+// Slug returns a board's "<org>/<dataset>/<name>", or "" while its package is unknown
+// (a board named by packageID before the controller resolved it).
+func Slug(lb *hubv1alpha1.Leaderboard) string {
+	pkg := lb.Spec.Package
+	if pkg == "" {
+		pkg = lb.Status.Package
+	}
+	if pkg == "" {
+		return ""
+	}
+	return pkg + "/" + lb.Spec.Name
+}
+
+// SplitSlug splits "<org>/<dataset>/<name>" into the package and the name.
+func SplitSlug(slug string) (pkg, name string, ok bool) {
+	parts := strings.Split(slug, "/")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return "", "", false
+	}
+	return parts[0] + "/" + parts[1], parts[2], true
+}
+
+// Register adds Podium's field indexes to the manager's cache.
+func Register(ctx context.Context, mgr manager.Manager) error {
+	fi := mgr.GetFieldIndexer()
+	byUID := func(o client.Object) []string { return []string{string(o.GetUID())} }
+	for _, obj := range []client.Object{&hubv1alpha1.Dataset{}, &hubv1alpha1.Leaderboard{}, &hubv1alpha1.LeaderboardRow{}, &hubv1alpha1.HostedSecret{}} {
+		if err := fi.IndexField(ctx, obj, UID, byUID); err != nil {
+			return err
+		}
+	}
+	if err := fi.IndexField(ctx, &hubv1alpha1.Leaderboard{}, BoardSlug, func(o client.Object) []string {
+		if s := Slug(o.(*hubv1alpha1.Leaderboard)); s != "" {
+			return []string{s}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return fi.IndexField(ctx, &hubv1alpha1.LeaderboardRow{}, RowBoard, func(o client.Object) []string {
+		return []string{o.(*hubv1alpha1.LeaderboardRow).Spec.Leaderboard}
+	})
+}
