@@ -3,7 +3,9 @@
 package operator
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -16,6 +18,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/scheme"
 )
 
@@ -67,15 +72,38 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	return mgr, nil
 }
 
-// Setup registers field indexes, controllers and the HTTP server with mgr.
+// components are what the capabilities share inside one operator process.
+type components struct {
+	// Ranking is the in-memory rank index of every leaderboard (leaderboards.go).
+	Ranking *ranking.Registry
+	// Reviewer authenticates bearer tokens and authorizes callers (http.go).
+	Reviewer authn.Reviewer
+	// Routes are the HTTP handlers by ServeMux pattern ("POST /v1/secrets"), mounted
+	// by the HTTP server (http.go).
+	Routes map[string]http.Handler
+}
+
+// Setup registers field indexes, controllers and the HTTP server with mgr, in this
+// order: each step may use what the steps before it made.
 func Setup(mgr manager.Manager, o Options) error {
-	for _, step := range setupSteps {
-		if err := step(mgr, o); err != nil {
-			return err
+	c := &components{Routes: map[string]http.Handler{}}
+	if err := index.Register(context.Background(), mgr); err != nil {
+		return fmt.Errorf("registering field indexes: %w", err)
+	}
+	steps := []struct {
+		name string
+		fn   func(manager.Manager, Options, *components) error
+	}{
+		{"authentication", setupAuthn},
+		{"leaderboards", setupLeaderboards},
+		{"hosted secrets", setupSecrets},
+		{"web pages", setupWeb},
+		{"HTTP server", setupHTTP},
+	}
+	for _, s := range steps {
+		if err := s.fn(mgr, o, c); err != nil {
+			return fmt.Errorf("setting up %s: %w", s.name, err)
 		}
 	}
 	return nil
 }
-
-// setupSteps are filled in by the files of this package, one per capability.
-var setupSteps []func(manager.Manager, Options) error
