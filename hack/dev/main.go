@@ -1,5 +1,175 @@
-// Command podium-dev runs Podium locally: an embedded control plane, the CRDs, the
-// operator and the samples. It is what `make dev` starts.
+// Command podium-dev runs the whole of Podium locally, which is what `make dev` starts:
+// kube-apiserver and etcd on 127.0.0.1 (data under .podium-dev/, kept across runs), the
+// CRDs, the podium-operator binary with its HTTP API, and the samples. SIGINT or SIGTERM
+// stops every process it started.
 package main
 
-func main() {}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "podium-dev:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	// When make (our parent) dies of the terminal's Ctrl-C, shut down like on SIGTERM.
+	_ = setParentDeathSignal(syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	state := filepath.Join(root, ".podium-dev")
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		return errors.New("KUBEBUILDER_ASSETS is not set; run `make dev`")
+	}
+	httpAddr := os.Getenv("PODIUM_HTTP_ADDR")
+	if httpAddr == "" {
+		httpAddr = "127.0.0.1:8080"
+	}
+	if err := portFree(httpAddr); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(state, "etcd"), 0o700); err != nil {
+		return err
+	}
+
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		ControlPlane: envtest.ControlPlane{
+			Etcd: &envtest.Etcd{DataDir: filepath.Join(state, "etcd")},
+		},
+	}
+	fmt.Println(">> starting kube-apiserver and etcd on 127.0.0.1 (data in .podium-dev/etcd)")
+	if _, err := env.Start(); err != nil {
+		return fmt.Errorf("starting the control plane: %w", err)
+	}
+	defer func() {
+		fmt.Println(">> stopping kube-apiserver and etcd")
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "podium-dev: stopping the control plane:", err)
+		}
+	}()
+
+	admin, err := env.AddUser(envtest.User{Name: "podium-dev-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	kcData, err := admin.KubeConfig()
+	if err != nil {
+		return err
+	}
+	kubeconfig := filepath.Join(state, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kcData, 0o600); err != nil {
+		return err
+	}
+	kubectl := filepath.Join(assets, "kubectl")
+
+	fmt.Println(">> starting podium-operator, HTTP API on", httpAddr)
+	op := exec.Command(filepath.Join(root, "bin", "podium-operator"),
+		"--kubeconfig", kubeconfig,
+		"--http-addr", httpAddr,
+		"--metrics-bind-address", "127.0.0.1:0",
+		"--health-probe-bind-address", "127.0.0.1:0",
+	)
+	op.Stdout, op.Stderr = os.Stdout, os.Stderr
+	op.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := op.Start(); err != nil {
+		return fmt.Errorf("starting podium-operator: %w", err)
+	}
+	opDone := make(chan error, 1)
+	go func() { opDone <- op.Wait() }()
+	defer func() {
+		fmt.Println(">> stopping podium-operator")
+		_ = op.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-opDone:
+		case <-time.After(15 * time.Second):
+			_ = op.Process.Kill()
+			<-opDone
+		}
+	}()
+
+	base := "http://" + httpAddr
+	if err := waitReady(ctx, base+"/readyz", opDone); err != nil {
+		return err
+	}
+	fmt.Println(">> applying config/samples")
+	apply := exec.CommandContext(ctx, kubectl, "--kubeconfig", kubeconfig, "apply", "-k", filepath.Join(root, "config", "samples"))
+	apply.Stdout, apply.Stderr = os.Stdout, os.Stderr
+	if err := apply.Run(); err != nil {
+		return fmt.Errorf("applying samples: %w", err)
+	}
+
+	fmt.Printf(`
+Podium is running. Press Ctrl-C to stop everything.
+
+  kubeconfig:  %[1]s
+  kubectl:     %[2]s --kubeconfig %[1]s get podium -A
+  HTTP API:    %[3]s
+  try:         curl -s -X POST %[3]s/v1/leaderboard-read -H 'Content-Type: application/json' \
+                 -d '{"package":"demo/swe-mini","name":"main","page":1,"page_size":5}'
+  web page:    %[3]s/leaderboards
+  CLI:         bin/podium --kubeconfig %[1]s hub leaderboard list
+
+`, kubeconfig, kubectl, base)
+
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-opDone:
+		opDone <- err // let the deferred stop see it
+		return fmt.Errorf("podium-operator exited: %v", err)
+	}
+}
+
+func portFree(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%s is in use (set PODIUM_HTTP_ADDR to another address): %w", addr, err)
+	}
+	return l.Close()
+}
+
+func waitReady(ctx context.Context, url string, opDone chan error) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-opDone:
+			opDone <- err
+			return fmt.Errorf("podium-operator exited before it was ready: %v", err)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("podium-operator was not ready at %s within 2 minutes", url)
+}
