@@ -5,6 +5,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,6 +37,9 @@ type Options struct {
 	LeaderElectionNamespace string
 	// HTTPAddr is the address of Podium's HTTP API ("" disables it).
 	HTTPAddr string
+	// HTTPListener, when set, is served instead of HTTPAddr: tests bind 127.0.0.1:0
+	// themselves and so know the address of the manager's HTTP API.
+	HTTPListener net.Listener
 	// PreflightConfig is an optional file with the provider table and reserved names.
 	PreflightConfig string
 }
