@@ -22,6 +22,7 @@ type LeaderboardRowSpec struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="leaderboard is immutable"
 	Leaderboard string `json:"leaderboard"`
 	// metadata holds values matching the board's metadataSchema.
@@ -70,8 +71,10 @@ type LeaderboardRowStatus struct {
 // FieldError names one field that fails validation and why.
 type FieldError struct {
 	// field is the value path, for example "metrics.reward".
+	// +required
 	Field string `json:"field"`
-	// message says what is wrong.
+	// message says what is wrong, for example "must be a number".
+	// +required
 	Message string `json:"message"`
 }
 

@@ -1,0 +1,219 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/index"
+)
+
+// DefaultCountDelay is how long row changes are gathered before a board's row counts
+// are recomputed: a bulk import of 10,000 rows then costs a few status writes, not
+// 10,000.
+const DefaultCountDelay = time.Second
+
+// LeaderboardReconciler resolves a Leaderboard's dataset and versions, checks its
+// definition against other objects, and reports Ready and its row counts.
+type LeaderboardReconciler struct {
+	client.Client
+	// CountDelay overrides DefaultCountDelay (0 keeps the default).
+	CountDelay time.Duration
+}
+
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=datasets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch
+
+// Reconcile labels the board with its id and writes its status.
+func (r *LeaderboardReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	lb := &hubv1alpha1.Leaderboard{}
+	if err := r.Get(ctx, req.NamespacedName, lb); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !lb.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // its rows go with it through their owner references
+	}
+	if err := ensureLabels(ctx, r.Client, lb, map[string]string{hubv1alpha1.LabelID: string(lb.UID)}); err != nil {
+		return ctrl.Result{}, err
+	}
+	facts, err := r.gather(ctx, lb)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	want := boardStatus(lb, facts)
+	if equality.Semantic.DeepEqual(want, lb.Status) {
+		return ctrl.Result{}, nil
+	}
+	patch := client.MergeFrom(lb.DeepCopy())
+	lb.Status = want
+	return ctrl.Result{}, r.Status().Patch(ctx, lb, patch)
+}
+
+// gather reads, from the cache, every other object the board's status depends on.
+func (r *LeaderboardReconciler) gather(ctx context.Context, lb *hubv1alpha1.Leaderboard) (boardFacts, error) {
+	var f boardFacts
+	var err error
+	if f.dataset, f.datasetElsewhere, err = r.findDataset(ctx, lb); err != nil {
+		return f, err
+	}
+	slug := index.Slug(lb)
+	if slug == "" && f.dataset != nil {
+		slug = f.dataset.Namespace + "/" + f.dataset.Name + "/" + lb.Spec.Name
+	}
+	if slug != "" {
+		boards := &hubv1alpha1.LeaderboardList{}
+		if err := r.List(ctx, boards, client.InNamespace(lb.Namespace), client.MatchingFields{index.BoardSlug: slug}); err != nil {
+			return f, err
+		}
+		f.sameName = boards.Items
+	}
+	rows := &hubv1alpha1.LeaderboardRowList{}
+	// The cached rows are only counted, never changed: no copy of 100k rows.
+	if err := r.List(ctx, rows, client.InNamespace(lb.Namespace), client.MatchingFields{index.RowBoard: lb.Name}, client.UnsafeDisableDeepCopy); err != nil {
+		return f, err
+	}
+	for i := range rows.Items {
+		f.rows++
+		if Ranked(&rows.Items[i]) {
+			f.ranked++
+		}
+	}
+	return f, nil
+}
+
+// findDataset finds the board's Dataset in the board's namespace. When packageID
+// names a Dataset of another namespace, that one is returned as elsewhere.
+func (r *LeaderboardReconciler) findDataset(ctx context.Context, lb *hubv1alpha1.Leaderboard) (found *hubv1alpha1.Dataset, elsewhere *hubv1alpha1.Dataset, err error) {
+	if lb.Spec.Package != "" {
+		org, name, _ := strings.Cut(lb.Spec.Package, "/")
+		ds := &hubv1alpha1.Dataset{}
+		err := r.Get(ctx, types.NamespacedName{Namespace: org, Name: name}, ds)
+		switch {
+		case client.IgnoreNotFound(err) != nil:
+			return nil, nil, err
+		case err != nil:
+			return nil, nil, nil
+		case org != lb.Namespace:
+			return nil, ds, nil
+		}
+		return ds, nil, nil
+	}
+	list := &hubv1alpha1.DatasetList{}
+	if err := r.List(ctx, list, client.MatchingFields{index.UID: strings.ToLower(lb.Spec.PackageID)}); err != nil {
+		return nil, nil, err
+	}
+	for i := range list.Items {
+		if list.Items[i].Namespace == lb.Namespace {
+			return &list.Items[i], nil, nil
+		}
+		elsewhere = &list.Items[i]
+	}
+	return nil, elsewhere, nil
+}
+
+// Ranked reports whether a row counts as ranked: shown, and Valid for its current
+// generation (the ranking index uses the same rule).
+func Ranked(row *hubv1alpha1.LeaderboardRow) bool {
+	if row.Spec.Visibility == hubv1alpha1.RowHide {
+		return false
+	}
+	for _, c := range row.Status.Conditions {
+		if c.Type == hubv1alpha1.ConditionValid {
+			return c.Status == "True" && c.ObservedGeneration == row.Generation
+		}
+	}
+	return false
+}
+
+// SetupWithManager registers the reconciler and its watches: Datasets (a board
+// resolves against its dataset), rows (counts, gathered for CountDelay) and other
+// boards of the same slug (the older of two boards with one name wins).
+func (r *LeaderboardReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	delay := r.CountDelay
+	if delay == 0 {
+		delay = DefaultCountDelay
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&hubv1alpha1.Leaderboard{}).
+		Watches(&hubv1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(r.boardsOfDataset)).
+		Watches(&hubv1alpha1.Leaderboard{}, handler.EnqueueRequestsFromMapFunc(r.boardsWithSameSlug)).
+		Watches(&hubv1alpha1.LeaderboardRow{}, boardOfRowAfter(delay)).
+		Named("leaderboard").
+		Complete(r)
+}
+
+func (r *LeaderboardReconciler) boardsOfDataset(ctx context.Context, o client.Object) []reconcile.Request {
+	boards := &hubv1alpha1.LeaderboardList{}
+	// A namespace (an org) holds few boards; rows are never listed here.
+	if err := r.List(ctx, boards, client.InNamespace(o.GetNamespace())); err != nil {
+		return nil
+	}
+	pkg := o.GetNamespace() + "/" + o.GetName()
+	var reqs []reconcile.Request
+	for _, lb := range boards.Items {
+		if lb.Spec.Package == pkg || strings.EqualFold(lb.Spec.PackageID, string(o.GetUID())) || lb.Status.PackageID == string(o.GetUID()) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&lb)})
+		}
+	}
+	return reqs
+}
+
+func (r *LeaderboardReconciler) boardsWithSameSlug(ctx context.Context, o client.Object) []reconcile.Request {
+	lb, ok := o.(*hubv1alpha1.Leaderboard)
+	if !ok {
+		return nil
+	}
+	slug := index.Slug(lb)
+	if slug == "" {
+		return nil
+	}
+	boards := &hubv1alpha1.LeaderboardList{}
+	if err := r.List(ctx, boards, client.InNamespace(lb.Namespace), client.MatchingFields{index.BoardSlug: slug}); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, other := range boards.Items {
+		if other.UID != lb.UID {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&other)})
+		}
+	}
+	return reqs
+}
+
+// boardOfRowAfter enqueues a row's board after delay. The queue keeps one entry per
+// board at the earliest time asked, so a burst of row events makes one reconcile.
+func boardOfRowAfter(delay time.Duration) handler.EventHandler {
+	add := func(o client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if row, ok := o.(*hubv1alpha1.LeaderboardRow); ok {
+			q.AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: row.Namespace, Name: row.Spec.Leaderboard}}, delay)
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			oldRow, ok1 := e.ObjectOld.(*hubv1alpha1.LeaderboardRow)
+			newRow, ok2 := e.ObjectNew.(*hubv1alpha1.LeaderboardRow)
+			if ok1 && ok2 && Ranked(oldRow) == Ranked(newRow) {
+				return // the counts cannot have changed
+			}
+			add(e.ObjectNew, q)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+	}
+}

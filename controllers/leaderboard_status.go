@@ -1,0 +1,265 @@
+package controllers
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/schema"
+)
+
+// boardFacts are the other objects a board's status depends on, read from the cache.
+type boardFacts struct {
+	// dataset is the board's Dataset in its namespace, nil when not found.
+	dataset *hubv1alpha1.Dataset
+	// datasetElsewhere is the Dataset the board names when it lives in another org.
+	datasetElsewhere *hubv1alpha1.Dataset
+	// sameName are the boards with the board's slug (the board itself included).
+	sameName []hubv1alpha1.Leaderboard
+	// rows and ranked count the board's rows and its shown, valid ones.
+	rows, ranked int32
+}
+
+// problem is one reason a board is not Ready.
+type problem struct{ reason, message string }
+
+// boardStatus decides a board's status from the board and the facts. It is pure: the
+// reconciler writes what it returns when it differs from what is stored.
+func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts) hubv1alpha1.LeaderboardStatus {
+	st := *lb.Status.DeepCopy()
+	st.ObservedGeneration = lb.Generation
+	st.Rows, st.RankedRows = f.rows, f.ranked
+	if lb.Spec.Package != "" {
+		st.Package = lb.Spec.Package
+	}
+	var problems []problem
+
+	metaSchema, metricsSchema, schemaProblems := parseBoardSchemas(lb)
+	problems = append(problems, schemaProblems...)
+
+	switch {
+	case f.dataset != nil:
+		st.Package = f.dataset.Namespace + "/" + f.dataset.Name
+		st.PackageID = string(f.dataset.UID)
+	case f.datasetElsewhere != nil:
+		problems = append(problems, problem{hubv1alpha1.ReasonPackageWrongOrg, fmt.Sprintf(
+			"dataset %s/%s belongs to another organization: a leaderboard must live in its dataset's namespace %q",
+			f.datasetElsewhere.Namespace, f.datasetElsewhere.Name, f.datasetElsewhere.Namespace)})
+	case lb.Spec.Package != "":
+		problems = append(problems, problem{hubv1alpha1.ReasonDatasetNotFound, fmt.Sprintf("package: dataset %q does not exist", lb.Spec.Package)})
+	default:
+		problems = append(problems, problem{hubv1alpha1.ReasonDatasetNotFound, fmt.Sprintf("packageID: no dataset with id %q in namespace %q", lb.Spec.PackageID, lb.Namespace)})
+	}
+
+	if older := olderNamesake(lb, f.sameName); older != nil {
+		problems = append(problems, problem{hubv1alpha1.ReasonDuplicateName, fmt.Sprintf(
+			"name: leaderboard %q (object %s) of package %s already has this name", lb.Spec.Name, older.Name, st.Package)})
+	}
+
+	if f.dataset != nil {
+		if p := resolveVersions(lb, f.dataset, &st); p != nil {
+			problems = append(problems, *p)
+		}
+	}
+
+	if len(schemaProblems) == 0 {
+		if unknown := undeclaredAccessors(lb, metaSchema, metricsSchema); len(unknown) > 0 {
+			problems = append(problems, problem{hubv1alpha1.ReasonUnknownAccessor,
+				"accessors not declared by the schemas: " + strings.Join(unknown, ", ")})
+		}
+	}
+
+	cond := metav1.Condition{
+		Type:               hubv1alpha1.ConditionReady,
+		Status:             metav1.ConditionTrue,
+		Reason:             hubv1alpha1.ReasonReady,
+		Message:            fmt.Sprintf("leaderboard is ready with %d dataset versions", len(st.DatasetVersionIDs)),
+		ObservedGeneration: lb.Generation,
+	}
+	if len(problems) > 0 {
+		msgs := make([]string, len(problems))
+		for i, p := range problems {
+			msgs[i] = p.message
+		}
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, problems[0].reason, truncate(strings.Join(msgs, "; "), 4096)
+	}
+	meta.SetStatusCondition(&st.Conditions, cond)
+	return st
+}
+
+func parseBoardSchemas(lb *hubv1alpha1.Leaderboard) (metaSchema, metricsSchema *schema.Schema, problems []problem) {
+	var err error
+	if metaSchema, err = schema.Parse(rawJSON(lb.Spec.MetadataSchema)); err != nil {
+		problems = append(problems, problem{hubv1alpha1.ReasonInvalidSchema, "metadataSchema" + pathSep(err.Error())})
+	}
+	if metricsSchema, err = schema.Parse(rawJSON(lb.Spec.MetricsSchema)); err != nil {
+		problems = append(problems, problem{hubv1alpha1.ReasonInvalidSchema, "metricsSchema" + pathSep(err.Error())})
+	}
+	return metaSchema, metricsSchema, problems
+}
+
+// pathSep joins a schema error to the field it is in: "type: ..." becomes
+// ".type: ...", a message without a path becomes ": ...".
+func pathSep(msg string) string {
+	if i := strings.Index(msg, ": "); i > 0 && !strings.Contains(msg[:i], " ") {
+		return "." + msg
+	}
+	return ": " + msg
+}
+
+// olderNamesake returns the oldest other board with the same slug when it is older
+// than lb (creation time, then object name): the first board to take a name keeps it.
+func olderNamesake(lb *hubv1alpha1.Leaderboard, same []hubv1alpha1.Leaderboard) *hubv1alpha1.Leaderboard {
+	var oldest *hubv1alpha1.Leaderboard
+	for i := range same {
+		o := &same[i]
+		if o.UID == lb.UID || !o.DeletionTimestamp.IsZero() || o.Spec.Name != lb.Spec.Name {
+			continue
+		}
+		if olderThan(o, lb) && (oldest == nil || olderThan(o, oldest)) {
+			oldest = o
+		}
+	}
+	return oldest
+}
+
+func olderThan(a, b *hubv1alpha1.Leaderboard) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
+
+// resolvedFrom is what status.resolvedFrom records: the spec's refs and ids, with
+// omitted (null) and empty ([]) kept apart because SPEC 2.2 treats them differently.
+func resolvedFrom(spec *hubv1alpha1.LeaderboardSpec) string {
+	b, _ := json.Marshal(struct {
+		Refs *[]string `json:"refs"`
+		IDs  *[]string `json:"ids"`
+	}{spec.DatasetVersionRefs, spec.DatasetVersionIDs})
+	return string(b)
+}
+
+// resolveVersions fills st.DatasetVersionIDs once (SPEC 2.2 rules 1-3): again only
+// when the spec's refs/ids change or the board now points at another dataset. On an
+// unknown ref or id the previous resolution stays and the problem names it.
+func resolveVersions(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, st *hubv1alpha1.LeaderboardStatus) *problem {
+	from := resolvedFrom(&lb.Spec)
+	if st.VersionsResolved && st.ResolvedFrom == from && lb.Status.PackageID == string(ds.UID) {
+		return nil
+	}
+	ids, p := ResolveVersionIDs(lb.Spec.DatasetVersionRefs, lb.Spec.DatasetVersionIDs, ds.Spec.Versions)
+	if p != nil {
+		return p
+	}
+	st.DatasetVersionIDs, st.ResolvedFrom, st.VersionsResolved = ids, from, true
+	return nil
+}
+
+// ResolveVersionIDs applies SPEC 2.2's rules to a dataset's current versions: both
+// omitted means every version (oldest first); otherwise the refs ("latest" = the newest
+// version, or a tag) then the ids, in order, without duplicates. An empty result is []
+// so that "no versions" is recorded as such.
+func ResolveVersionIDs(refs, ids *[]string, versions []hubv1alpha1.DatasetVersion) ([]string, *problem) {
+	if refs == nil && ids == nil {
+		all := versionsByAge(versions)
+		return all, nil
+	}
+	out := []string{}
+	seen := map[string]bool{}
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	var missing []string
+	if refs != nil {
+		for i, ref := range *refs {
+			if v := findVersionByRef(ref, versions); v != nil {
+				add(v.ID)
+			} else {
+				missing = append(missing, fmt.Sprintf("datasetVersionRefs[%d] %q", i, ref))
+			}
+		}
+	}
+	if ids != nil {
+		for i, id := range *ids {
+			if v := findVersionByID(id, versions); v != nil {
+				add(v.ID)
+			} else {
+				missing = append(missing, fmt.Sprintf("datasetVersionIDs[%d] %q", i, id))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &problem{hubv1alpha1.ReasonVersionNotFound, "no such dataset version: " + strings.Join(missing, ", ")}
+	}
+	return out, nil
+}
+
+func findVersionByRef(ref string, versions []hubv1alpha1.DatasetVersion) *hubv1alpha1.DatasetVersion {
+	if ref == "latest" {
+		return LatestVersion(versions)
+	}
+	for i := range versions {
+		if versions[i].Tag == ref {
+			return &versions[i]
+		}
+	}
+	return nil
+}
+
+func findVersionByID(id string, versions []hubv1alpha1.DatasetVersion) *hubv1alpha1.DatasetVersion {
+	for i := range versions {
+		if strings.EqualFold(versions[i].ID, id) {
+			return &versions[i]
+		}
+	}
+	return nil
+}
+
+// undeclaredAccessors names every column and rankBy accessor that points at a property
+// the schemas do not declare.
+func undeclaredAccessors(lb *hubv1alpha1.Leaderboard, metaSchema, metricsSchema *schema.Schema) []string {
+	declared := func(accessor string) bool {
+		root, rest, _ := strings.Cut(accessor, ".")
+		if root == "metadata" {
+			return metaSchema.Declares(rest)
+		}
+		return metricsSchema.Declares(rest)
+	}
+	var out []string
+	for _, c := range lb.Spec.Columns {
+		if !declared(c.Accessor) {
+			out = append(out, fmt.Sprintf("columns[%s].accessor %q", c.ID, c.Accessor))
+		}
+		if c.DisplayAccessor != "" && !declared(c.DisplayAccessor) {
+			out = append(out, fmt.Sprintf("columns[%s].displayAccessor %q", c.ID, c.DisplayAccessor))
+		}
+	}
+	for i, rule := range lb.Spec.RankBy {
+		if !declared(rule.Accessor) {
+			out = append(out, "rankBy["+strconv.Itoa(i)+"].accessor "+strconv.Quote(rule.Accessor))
+		}
+	}
+	return out
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len(" ...")
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + " ..."
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

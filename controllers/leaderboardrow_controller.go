@@ -1,0 +1,170 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/index"
+)
+
+// DefaultRowWorkers is how many rows are reconciled at once: a row's reconcile mostly
+// waits for the apiserver, so a bulk import needs several in flight.
+const DefaultRowWorkers = 8
+
+// LeaderboardRowReconciler ties a row to its board (labels, owner reference) and
+// validates its values against the board's schemas.
+type LeaderboardRowReconciler struct {
+	client.Client
+	// Workers overrides DefaultRowWorkers (0 keeps the default).
+	Workers int
+}
+
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch;patch;update
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch
+
+// Reconcile adds the row's labels and owner reference when missing and writes Valid.
+func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	row := &hubv1alpha1.LeaderboardRow{}
+	if err := r.Get(ctx, req.NamespacedName, row); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !row.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	lb := &hubv1alpha1.Leaderboard{}
+	if err := r.Get(ctx, types.NamespacedName{Namespace: row.Namespace, Name: row.Spec.Leaderboard}, lb); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, err
+		}
+		lb = nil // the row waits: the board's creation enqueues it again
+	}
+	if err := r.ensureMetadata(ctx, row, lb); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			// A newer version of the row is on its way through the cache and will
+			// be reconciled; this one is stale.
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	want := rowStatus(row, lb)
+	if equality.Semantic.DeepEqual(want, row.Status) {
+		return ctrl.Result{}, nil
+	}
+	patch := client.MergeFrom(row.DeepCopy())
+	row.Status = want
+	return ctrl.Result{}, client.IgnoreNotFound(r.Status().Patch(ctx, row, patch))
+}
+
+// ensureMetadata adds the board label, the id label and the board's controller
+// reference when they are missing, in one patch of metadata (never spec).
+func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) error {
+	base := row.DeepCopy()
+	changed := setLabels(row, rowLabels(row))
+	if lb != nil && !controlledBy(row, lb) {
+		dropStaleBoardOwner(row)
+		if err := controllerutil.SetControllerReference(lb, row, r.Scheme()); err != nil {
+			var owned *controllerutil.AlreadyOwnedError
+			if !errors.As(err, &owned) {
+				return err
+			}
+			// Something else controls the row: keep its claim, add nothing.
+			ctrl.LoggerFrom(ctx).Info("Row is controlled by another object; not adding the board's owner reference", "owner", owned.Owner.Name)
+		} else {
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return r.Patch(ctx, row, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+}
+
+func rowLabels(row *hubv1alpha1.LeaderboardRow) map[string]string {
+	l := map[string]string{hubv1alpha1.LabelID: string(row.UID)}
+	// An object name may be longer than a label value may be; such a row is found
+	// by the spec.leaderboard cache index only.
+	if validLabelValue(row.Spec.Leaderboard) {
+		l[hubv1alpha1.LabelLeaderboard] = row.Spec.Leaderboard
+	}
+	return l
+}
+
+func controlledBy(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) bool {
+	ref := metav1.GetControllerOf(row)
+	return ref != nil && ref.UID == lb.UID
+}
+
+// dropStaleBoardOwner removes the controller reference of an earlier board of the same
+// name (deleted and created again), so the new board can own the row.
+func dropStaleBoardOwner(row *hubv1alpha1.LeaderboardRow) {
+	refs := row.OwnerReferences[:0:0]
+	for _, ref := range row.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller && ref.Kind == "Leaderboard" && ref.APIVersion == hubv1alpha1.GroupVersion.String() {
+			continue
+		}
+		refs = append(refs, ref)
+	}
+	row.OwnerReferences = refs
+}
+
+// SetupWithManager registers the reconciler. Board events enqueue the board's rows
+// (through the spec.leaderboard index) when the board appears, goes, or its schemas
+// change: that is what re-validates every row of a board.
+func (r *LeaderboardRowReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	workers := r.Workers
+	if workers == 0 {
+		workers = DefaultRowWorkers
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&hubv1alpha1.LeaderboardRow{}).
+		Watches(&hubv1alpha1.Leaderboard{}, handler.EnqueueRequestsFromMapFunc(r.rowsOfBoard), builder.WithPredicates(schemasChanged())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Named("leaderboardrow").
+		Complete(r)
+}
+
+func (r *LeaderboardRowReconciler) rowsOfBoard(ctx context.Context, o client.Object) []reconcile.Request {
+	rows := &hubv1alpha1.LeaderboardRowList{}
+	if err := r.List(ctx, rows, client.InNamespace(o.GetNamespace()), client.MatchingFields{index.RowBoard: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the rows of a leaderboard", "leaderboard", client.ObjectKeyFromObject(o))
+		return nil
+	}
+	reqs := make([]reconcile.Request, len(rows.Items))
+	for i := range rows.Items {
+		reqs[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&rows.Items[i])}
+	}
+	return reqs
+}
+
+// schemasChanged passes a board's creation and deletion, and updates that change its
+// schemas: a new title must not rewrite 100k rows' status.
+func schemasChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*hubv1alpha1.Leaderboard)
+			n, ok2 := e.ObjectNew.(*hubv1alpha1.Leaderboard)
+			if !ok1 || !ok2 {
+				return true
+			}
+			return !bytes.Equal(rawJSON(o.Spec.MetadataSchema), rawJSON(n.Spec.MetadataSchema)) ||
+				!bytes.Equal(rawJSON(o.Spec.MetricsSchema), rawJSON(n.Spec.MetricsSchema))
+		},
+	}
+}

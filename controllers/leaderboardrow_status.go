@@ -1,0 +1,73 @@
+package controllers
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/schema"
+)
+
+// maxInvalidFields bounds status.invalidFields: a row with thousands of bad values
+// must not make its status larger than the row.
+const maxInvalidFields = 100
+
+// rowStatus decides a row's status from the row and its board (nil when the board
+// does not exist). It is pure: the reconciler writes what it returns when it differs.
+func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) hubv1alpha1.LeaderboardRowStatus {
+	st := *row.Status.DeepCopy()
+	st.ObservedGeneration = row.Generation
+	st.InvalidFields = nil
+	cond := metav1.Condition{Type: hubv1alpha1.ConditionValid, ObservedGeneration: row.Generation}
+	switch errs, err := validateRow(row, lb); {
+	case lb == nil:
+		st.SchemaGeneration = 0
+		cond.Status, cond.Reason = metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardWait
+		cond.Message = fmt.Sprintf("leaderboard: no Leaderboard %q in namespace %q yet; the row is validated when it appears", row.Spec.Leaderboard, row.Namespace)
+	case err != nil:
+		st.SchemaGeneration = lb.Generation
+		cond.Status, cond.Reason = metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardUnfit
+		cond.Message = fmt.Sprintf("leaderboard %q has an invalid schema (%v); the row cannot be validated", lb.Name, err)
+	case len(errs) > 0:
+		st.SchemaGeneration = lb.Generation
+		cond.Status, cond.Reason = metav1.ConditionFalse, hubv1alpha1.ReasonValuesInvalid
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.String()
+		}
+		cond.Message = truncate(strings.Join(msgs, "; "), 4096)
+		if len(errs) > maxInvalidFields {
+			errs = errs[:maxInvalidFields]
+		}
+		for _, e := range errs {
+			st.InvalidFields = append(st.InvalidFields, hubv1alpha1.FieldError{Field: e.Field, Message: e.Message})
+		}
+	default:
+		st.SchemaGeneration = lb.Generation
+		cond.Status, cond.Reason = metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid
+		cond.Message = "metadata and metrics match the leaderboard's schemas"
+	}
+	meta.SetStatusCondition(&st.Conditions, cond)
+	return st
+}
+
+// validateRow checks the row's metadata and metrics against the board's schemas; err
+// is set when a schema itself is invalid (the board reports that as InvalidSchema).
+func validateRow(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) ([]schema.FieldError, error) {
+	if lb == nil {
+		return nil, nil
+	}
+	metaSchema, err := schema.Parse(rawJSON(lb.Spec.MetadataSchema))
+	if err != nil {
+		return nil, fmt.Errorf("metadataSchema%s", pathSep(err.Error()))
+	}
+	metricsSchema, err := schema.Parse(rawJSON(lb.Spec.MetricsSchema))
+	if err != nil {
+		return nil, fmt.Errorf("metricsSchema%s", pathSep(err.Error()))
+	}
+	errs := metaSchema.Validate("metadata", rawJSON(row.Spec.Metadata))
+	return append(errs, metricsSchema.Validate("metrics", rawJSON(row.Spec.Metrics))...), nil
+}
