@@ -1,0 +1,281 @@
+package ranking
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+)
+
+// Entry is one ranked row of a page.
+type Entry struct {
+	// Rank is the row's standard competition rank (1, 2, 2, 4): rows equal on every
+	// rule share it.
+	Rank int
+	// Row is the informer's cached object, shared with every reader: read-only.
+	Row *hubv1alpha1.LeaderboardRow
+}
+
+// Board is the rank index of one leaderboard: its ranked rows (display and valid) in
+// rank order. Many readers page it at once; the Registry is its only writer.
+type Board struct {
+	version atomic.Uint64
+
+	// mu guards tree: readers page under RLock, the writer swaps nodes under Lock.
+	mu   sync.RWMutex
+	tree treap
+
+	// The fields below are read and written by the writer only, which the Registry
+	// serializes; readers never touch them.
+	uid      types.UID
+	key      boardKey
+	revision string
+	nodes    map[types.UID]*node
+	counts   []kindCounts
+}
+
+func newBoard(lb *hubv1alpha1.Leaderboard, rows map[types.UID]*hubv1alpha1.LeaderboardRow) *Board {
+	b := &Board{uid: lb.UID, key: keyOfBoard(lb), revision: lb.ResourceVersion}
+	b.tree.rnd = uint64(len(lb.UID)) ^ 0x5eed
+	all := make([]*hubv1alpha1.LeaderboardRow, 0, len(rows))
+	for _, row := range rows {
+		all = append(all, row)
+	}
+	b.rebuild(slices.Clone(lb.Spec.RankBy), all)
+	return b
+}
+
+// Len is the number of ranked rows: displayed and valid.
+func (b *Board) Len() int {
+	if b == nil {
+		return 0
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.tree.len()
+}
+
+// Version changes whenever what is served from this board changes: a ranked row, the
+// order, the rules or the Leaderboard object itself. Readers may cache a page by it.
+func (b *Board) Version() uint64 {
+	if b == nil {
+		return 0
+	}
+	return b.version.Load()
+}
+
+// Page returns up to limit rows in rank order from position offset (0 is the first
+// row), with their ranks: O(log n + limit) at any depth. Past the end it returns nil.
+func (b *Board) Page(offset, limit int) []Entry {
+	if b == nil {
+		return nil
+	}
+	offset = max(offset, 0)
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	t := &b.tree
+	n := t.len()
+	if limit <= 0 || offset >= n {
+		return nil
+	}
+	limit = min(limit, n-offset)
+	out := make([]Entry, 0, limit)
+	var prev *node
+	t.walk(offset, limit, func(x *node) {
+		var rank int
+		switch {
+		case len(t.ord.rules) == 0:
+			// Without rules creation order ranks every row on its own.
+			rank = offset + len(out) + 1
+		case prev == nil:
+			rank = t.countBefore(x.key) + 1
+		case t.ord.rulesCompare(prev.key, x.key) == 0:
+			rank = out[len(out)-1].Rank
+		default:
+			rank = offset + len(out) + 1
+		}
+		out = append(out, Entry{Rank: rank, Row: x.row})
+		prev = x
+	})
+	return out
+}
+
+// upsert puts a ranked row in place, or moves it if it changed: O(log n).
+func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
+	key := keyOf(b.tree.ord.rules, row)
+	old := b.nodes[row.UID]
+	if old != nil && slices.Equal(old.key, key) {
+		// Same place in the order (creation time and UID never change): swap the object.
+		b.mu.Lock()
+		old.row = row
+		b.version.Add(1)
+		b.mu.Unlock()
+		return
+	}
+	counts := slices.Clone(b.counts)
+	if old != nil {
+		addKey(counts, old.key, -1)
+	}
+	addKey(counts, key, 1)
+	if b.flips(counts) {
+		b.rebuild(b.tree.ord.rules, b.rowsWith(row.UID, row))
+		return
+	}
+	n := &node{row: row, key: key}
+	b.mu.Lock()
+	if old != nil {
+		b.tree.remove(old)
+	}
+	b.tree.insert(n)
+	b.version.Add(1)
+	b.mu.Unlock()
+	b.nodes[row.UID] = n
+	b.counts = counts
+}
+
+// remove takes a row out of the ranking (deleted, hidden or invalid): O(log n).
+func (b *Board) remove(uid types.UID) {
+	old := b.nodes[uid]
+	if old == nil {
+		return
+	}
+	counts := slices.Clone(b.counts)
+	addKey(counts, old.key, -1)
+	if b.flips(counts) {
+		b.rebuild(b.tree.ord.rules, b.rowsWith(uid, nil))
+		return
+	}
+	b.mu.Lock()
+	b.tree.remove(old)
+	b.version.Add(1)
+	b.mu.Unlock()
+	delete(b.nodes, uid)
+	b.counts = counts
+}
+
+// touch marks a change of the Leaderboard object that leaves the order as it is.
+func (b *Board) touch() { b.version.Add(1) }
+
+// setRules re-sorts the board under new rules: O(n log n).
+func (b *Board) setRules(rules []hubv1alpha1.RankRule) {
+	b.rebuild(slices.Clone(rules), b.rowsWith("", nil))
+}
+
+// clear empties a dropped board, for readers that still hold it.
+func (b *Board) clear() {
+	b.mu.Lock()
+	b.tree.root = nil
+	b.version.Add(1)
+	b.mu.Unlock()
+	b.nodes = map[types.UID]*node{}
+}
+
+// rows returns the board's ranked rows, in no order.
+func (b *Board) rows() map[types.UID]*hubv1alpha1.LeaderboardRow {
+	out := make(map[types.UID]*hubv1alpha1.LeaderboardRow, len(b.nodes))
+	for uid, n := range b.nodes {
+		out[uid] = n.row
+	}
+	return out
+}
+
+// rowsWith returns the board's ranked rows with the row of uid replaced by row, or
+// dropped when row is nil.
+func (b *Board) rowsWith(uid types.UID, row *hubv1alpha1.LeaderboardRow) []*hubv1alpha1.LeaderboardRow {
+	out := make([]*hubv1alpha1.LeaderboardRow, 0, len(b.nodes)+1)
+	for id, n := range b.nodes {
+		if id != uid {
+			out = append(out, n.row)
+		}
+	}
+	if row != nil {
+		out = append(out, row)
+	}
+	return out
+}
+
+// flips reports whether counts would change how a rule compares (see order).
+func (b *Board) flips(counts []kindCounts) bool {
+	for i, c := range counts {
+		if c.mixed() != b.tree.ord.asText[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// rebuild sorts rows under rules into a new tree, built aside with new nodes so that
+// readers keep paging the old one until the swap.
+func (b *Board) rebuild(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.LeaderboardRow) {
+	ord := &order{rules: rules, asText: make([]bool, len(rules))}
+	counts := make([]kindCounts, len(rules))
+	nodes := make(map[types.UID]*node, len(rows))
+	sorted := make([]*node, 0, len(rows))
+	for _, row := range rows {
+		n := &node{row: row, key: keyOf(rules, row)}
+		addKey(counts, n.key, 1)
+		nodes[row.UID] = n
+		sorted = append(sorted, n)
+	}
+	for i := range counts {
+		ord.asText[i] = counts[i].mixed()
+	}
+	sortNodes(ord, sorted)
+	t := treap{ord: ord, rnd: b.tree.rnd}
+	t.root = t.build(sorted)
+
+	b.mu.Lock()
+	b.tree = t
+	b.version.Add(1)
+	b.mu.Unlock()
+	b.nodes = nodes
+	b.counts = counts
+}
+
+// build makes a balanced treap of sorted nodes in O(n log n): the middle node is the
+// root, recursively, and the priorities are drawn at random, sorted, and handed out
+// highest first level by level, so the heap order holds and the priorities are what
+// random inserts would have drawn.
+func (t *treap) build(sorted []*node) *node {
+	var mk func(s []*node) *node
+	mk = func(s []*node) *node {
+		if len(s) == 0 {
+			return nil
+		}
+		mid := len(s) / 2
+		n := s[mid]
+		n.left, n.right = mk(s[:mid]), mk(s[mid+1:])
+		n.resize()
+		return n
+	}
+	root := mk(sorted)
+	prios := make([]uint32, len(sorted))
+	for i := range prios {
+		prios[i] = t.nextPrio()
+	}
+	slices.Sort(prios)
+	queue := make([]*node, 0, len(sorted))
+	if root != nil {
+		queue = append(queue, root)
+	}
+	for i := 0; i < len(queue); i++ {
+		n := queue[i]
+		n.prio = prios[len(prios)-1-i]
+		if n.left != nil {
+			queue = append(queue, n.left)
+		}
+		if n.right != nil {
+			queue = append(queue, n.right)
+		}
+	}
+	return root
+}
+
+func addKey(counts []kindCounts, key []value, delta int) {
+	for i := range counts {
+		counts[i].add(key[i], delta)
+	}
+}
