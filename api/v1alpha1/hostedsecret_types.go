@@ -30,6 +30,34 @@ const (
 	RevokedSupersede = "superseded"
 )
 
+// Labels and annotations of hosted secrets and of the objects that serve them.
+const (
+	// LabelHostedSecret is on every Secret holding a hosted secret's value: the name of
+	// the HostedSecret it belongs to. The operator finds (and cleans up) value Secrets by it.
+	LabelHostedSecret = "hub.podium.dev/hosted-secret"
+	// LabelSlot is on each slot pointer (a Lease): the hash of the slot it guards.
+	LabelSlot = "hub.podium.dev/slot"
+	// AnnotationHolderName is on each slot pointer: the name of the HostedSecret whose
+	// UID is the Lease's holderIdentity.
+	AnnotationHolderName = "hub.podium.dev/holder-name"
+	// AnnotationCreatedBy records the Kubernetes user that stored a secret over HTTP.
+	AnnotationCreatedBy = "hub.podium.dev/created-by"
+)
+
+// Condition reasons of a HostedSecret's Ready condition.
+const (
+	// ReasonActive: the secret holds its slot and its value is stored.
+	ReasonActive = "Active"
+	// ReasonPending: the secret was created and has not claimed its slot yet.
+	ReasonPending = "Pending"
+	// ReasonSlotOccupied: another active secret holds the slot; supersede it to replace it.
+	ReasonSlotOccupied = "SlotOccupied"
+	// ReasonValueMissing: the referenced Secret or its key does not exist.
+	ReasonValueMissing = "ValueMissing"
+	// ReasonRevoked: the secret was revoked (status.reason says why).
+	ReasonRevoked = "Revoked"
+)
+
 // SecretValueRef points at the Kubernetes Secret (same namespace) that holds the value.
 type SecretValueRef struct {
 	// name of the Secret.
@@ -121,6 +149,9 @@ type HostedSecretStatus struct {
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.provider`
 // +kubebuilder:printcolumn:name="Last4",type=string,JSONPath=`.status.valueLast4`
 // +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Owner",type=string,JSONPath=`.spec.owner`,priority=1
+// +kubebuilder:printcolumn:name="Job",type=string,JSONPath=`.spec.jobID`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type HostedSecret struct {
 	metav1.TypeMeta   `json:",inline"`

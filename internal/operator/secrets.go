@@ -1,7 +1,63 @@
 package operator
 
-import "sigs.k8s.io/controller-runtime/pkg/manager"
+import (
+	"context"
+	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/controllers"
+	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/preflight"
+	"podium.dev/podium/internal/secrets"
+)
+
+// setupSecrets registers the HostedSecret controller and mounts /v1/secrets and
+// /v1/secrets/preflight. Organizations are found by org_id through a UID index of the
+// (small, cluster-wide) Namespace cache; secrets by slot through a field index.
 func setupSecrets(mgr manager.Manager, o Options, c *components) error {
+	ctx := context.Background()
+	fi := mgr.GetFieldIndexer()
+	if err := fi.IndexField(ctx, &corev1.Namespace{}, index.UID, func(o client.Object) []string {
+		return []string{string(o.GetUID())}
+	}); err != nil {
+		return fmt.Errorf("indexing namespaces by UID: %w", err)
+	}
+	if err := fi.IndexField(ctx, &hubv1alpha1.HostedSecret{}, secrets.SlotIndex, func(o client.Object) []string {
+		return []string{secrets.SlotIndexValue(o.(*hubv1alpha1.HostedSecret))}
+	}); err != nil {
+		return fmt.Errorf("indexing hosted secrets by slot: %w", err)
+	}
+
+	pcfg, err := preflight.LoadConfig(o.PreflightConfig)
+	if err != nil {
+		return err
+	}
+
+	lc := &secrets.Lifecycle{
+		Client: mgr.GetClient(),
+		Reader: mgr.GetAPIReader(),
+		Slots:  &secrets.Slots{Client: mgr.GetClient(), Reader: mgr.GetAPIReader()},
+		Events: mgr.GetEventRecorder("podium-hostedsecret"),
+		Log:    mgr.GetLogger().WithName("secrets"),
+	}
+	r := &controllers.HostedSecretReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lifecycle: lc}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the HostedSecret controller: %w", err)
+	}
+
+	api := &secrets.API{Store: &secrets.Store{Lifecycle: lc}, Cache: mgr.GetClient(), Reviewer: c.Reviewer, Log: lc.Log}
+	for pattern, h := range api.Routes() {
+		c.Routes[pattern] = h
+	}
+	c.Routes["POST /v1/secrets/preflight"] = &preflight.Handler{
+		Config:   pcfg,
+		Cache:    mgr.GetClient(),
+		Reviewer: c.Reviewer,
+		Log:      mgr.GetLogger().WithName("preflight"),
+	}
 	return nil
 }

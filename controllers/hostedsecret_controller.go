@@ -1,0 +1,287 @@
+// Package controllers holds Podium's reconcilers, one per kind.
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/secrets"
+)
+
+// Requeue delays for what no watch reports: an unlabelled Secret is outside the cache
+// (it appears later), and a slot pointer is read uncached (its holder may be revoked).
+const (
+	valueMissingRetry = 30 * time.Second
+	slotOccupiedRetry = time.Minute
+)
+
+// HostedSecretReconciler keeps a HostedSecret, its value's Secret and its slot
+// consistent. It serves both paths: secrets stored over HTTP (which the handler already
+// made active; the reconciler repairs what an interrupted request left) and secrets
+// applied with kubectl (a Secret and a HostedSecret pointing at it), which it takes over:
+// it labels and owns the Secret, computes valueLast4 and claims the slot.
+type HostedSecretReconciler struct {
+	// Client reads the manager's cache (only Podium-labelled Secrets are in it) and writes.
+	Client client.Client
+	// APIReader reads uncached: an unlabelled Secret referenced declaratively, and any
+	// object whose absence would otherwise be inferred from a lagging cache.
+	APIReader client.Reader
+	Lifecycle *secrets.Lifecycle
+}
+
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update;delete
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// SetupWithManager registers the reconciler. Value Secrets are watched through the
+// manager's label-filtered Secret cache and mapped to their HostedSecret by label.
+func (r *HostedSecretReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&hubv1alpha1.HostedSecret{}).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(valueSecretToHostedSecret)).
+		Named("hostedsecret").
+		Complete(r)
+}
+
+func valueSecretToHostedSecret(_ context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[hubv1alpha1.LabelHostedSecret]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+}
+
+// Reconcile brings one HostedSecret to its state.
+func (r *HostedSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	hs := &hubv1alpha1.HostedSecret{}
+	if err := r.Client.Get(ctx, req.NamespacedName, hs); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, r.removeStrayValues(ctx, req.NamespacedName, nil)
+		}
+		return ctrl.Result{}, err
+	}
+	if hs.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil // the value Secret is owned by it and goes with it
+	}
+	res, err := r.reconcileSlot(ctx, hs)
+	if err != nil {
+		return res, err
+	}
+	return res, r.removeStrayValues(ctx, req.NamespacedName, hs)
+}
+
+// reconcileSlot is the state machine of one secret: revoked secrets lose their value,
+// the slot's holder becomes active, an active secret that lost its slot is revoked as
+// superseded, and a new secret claims its slot when the slot is free.
+func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alpha1.HostedSecret) (ctrl.Result, error) {
+	lc := r.Lifecycle
+	if hs.Status.State == hubv1alpha1.StateRevoked {
+		return ctrl.Result{}, lc.DeleteValue(ctx, hs)
+	}
+	last4, problem, err := r.adoptValue(ctx, hs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if problem != "" {
+		return ctrl.Result{RequeueAfter: valueMissingRetry}, lc.SetValueMissing(ctx, hs, problem)
+	}
+
+	p, err := lc.Slots.Read(ctx, secrets.SlotOf(hs))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if p.HolderUID() != hs.UID {
+		holder, err := lc.Slots.Holder(ctx, p)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if holder == nil {
+			if hs.Status.State == "" {
+				if err := lc.SetPending(ctx, hs, last4); err != nil {
+					return ctrl.Result{}, err
+				}
+			}
+			if holder, err = lc.Slots.Claim(ctx, hs); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+		if holder != nil {
+			if hs.Status.State == hubv1alpha1.StateActive {
+				_, err := lc.Revoke(ctx, hs, hubv1alpha1.RevokedSupersede, string(holder.UID))
+				return ctrl.Result{}, err
+			}
+			return ctrl.Result{RequeueAfter: slotOccupiedRetry}, lc.SetOccupied(ctx, hs, last4, holder.UID)
+		}
+	}
+	// hs holds the slot: no other secret of the slot may still look active.
+	if err := r.revokeOthers(ctx, hs); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, lc.Activate(ctx, hs, last4)
+}
+
+// adoptValue reads the value's Secret, makes it Podium's (label, owner reference) and
+// returns the value's last four characters. problem says why the value is unusable.
+// The value itself goes no further than Last4.
+func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1.HostedSecret) (last4, problem string, err error) {
+	key := client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}
+	s := &corev1.Secret{}
+	err = r.Client.Get(ctx, key, s) // cached: only Podium-labelled Secrets are there
+	if apierrors.IsNotFound(err) {
+		// Declarative use: a Secret applied without Podium's label is read once,
+		// uncached, and labelled below so that from then on the cache sees it.
+		err = r.APIReader.Get(ctx, key, s)
+	}
+	if apierrors.IsNotFound(err) {
+		return "", fmt.Sprintf("Secret %s does not exist", key.Name), nil
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("reading Secret %s: %w", key, err)
+	}
+	if other := s.Labels[hubv1alpha1.LabelHostedSecret]; other != "" && other != hs.Name {
+		return "", fmt.Sprintf("Secret %s already holds the value of HostedSecret %s", key.Name, other), nil
+	}
+	dataKey := hs.Spec.SecretRef.Key
+	if dataKey == "" {
+		dataKey = secrets.DefaultValueKey
+	}
+	value, ok := s.Data[dataKey]
+	if !ok || len(value) == 0 {
+		return "", fmt.Sprintf("Secret %s has no key %q", key.Name, dataKey), nil
+	}
+	if len(value) > secrets.MaxValueBytes {
+		return "", fmt.Sprintf("the value in Secret %s key %q is larger than %d bytes", key.Name, dataKey, secrets.MaxValueBytes), nil
+	}
+	last4 = secrets.Last4(value)
+	return last4, "", r.own(ctx, hs, s)
+}
+
+// own labels the value Secret as Podium's and makes hs its owner (its controller,
+// unless another controller already owns it).
+func (r *HostedSecretReconciler) own(ctx context.Context, hs *hubv1alpha1.HostedSecret, s *corev1.Secret) error {
+	want := s.DeepCopy()
+	if want.Labels == nil {
+		want.Labels = map[string]string{}
+	}
+	want.Labels[hubv1alpha1.LabelManagedBy] = hubv1alpha1.ManagedByPodium
+	want.Labels[hubv1alpha1.LabelHostedSecret] = hs.Name
+	if err := controllerutil.SetControllerReference(hs, want, r.Client.Scheme()); err != nil {
+		if err := controllerutil.SetOwnerReference(hs, want, r.Client.Scheme()); err != nil {
+			return err
+		}
+	}
+	if equalMeta(s, want) {
+		return nil
+	}
+	// A merge patch of metadata only: the data is neither sent nor compared.
+	patch := client.MergeFromWithOptions(s, client.MergeFromWithOptimisticLock{})
+	if err := r.Client.Patch(ctx, want, patch); err != nil {
+		return fmt.Errorf("labelling Secret %s/%s as Podium's: %w", s.Namespace, s.Name, err)
+	}
+	return nil
+}
+
+func equalMeta(a, b *corev1.Secret) bool {
+	if len(a.Labels) != len(b.Labels) || len(a.OwnerReferences) != len(b.OwnerReferences) {
+		return false
+	}
+	for k, v := range b.Labels {
+		if a.Labels[k] != v {
+			return false
+		}
+	}
+	for i := range b.OwnerReferences {
+		if a.OwnerReferences[i].UID != b.OwnerReferences[i].UID || ptrBool(a.OwnerReferences[i].Controller) != ptrBool(b.OwnerReferences[i].Controller) {
+			return false
+		}
+	}
+	return true
+}
+
+func ptrBool(b *bool) bool { return b != nil && *b }
+
+// revokeOthers revokes, as superseded by hs, any other secret of hs's slot that still
+// shows active (a replacement interrupted between moving the pointer and revoking).
+func (r *HostedSecretReconciler) revokeOthers(ctx context.Context, hs *hubv1alpha1.HostedSecret) error {
+	list := &hubv1alpha1.HostedSecretList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(hs.Namespace), client.MatchingFields{secrets.SlotIndex: secrets.SlotIndexValue(hs)}); err != nil {
+		return err
+	}
+	for i := range list.Items {
+		o := &list.Items[i]
+		if o.UID == hs.UID || o.Status.State != hubv1alpha1.StateActive {
+			continue
+		}
+		fresh := &hubv1alpha1.HostedSecret{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o), fresh); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return err
+		}
+		if _, err := r.Lifecycle.Revoke(ctx, fresh, hubv1alpha1.RevokedSupersede, string(hs.UID)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeStrayValues deletes the value Secrets labelled for name that no live secret
+// needs: their HostedSecret is gone (or was recreated), or revoked. Absence is
+// confirmed uncached, so a Secret created just after its HostedSecret is never taken
+// for a stray because the cache has not seen the HostedSecret yet.
+func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key types.NamespacedName, hs *hubv1alpha1.HostedSecret) error {
+	list := &corev1.SecretList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(key.Namespace), client.MatchingLabels{hubv1alpha1.LabelHostedSecret: key.Name}); err != nil {
+		return err
+	}
+	if len(list.Items) == 0 {
+		return nil
+	}
+	if hs == nil {
+		fresh := &hubv1alpha1.HostedSecret{}
+		err := r.APIReader.Get(ctx, key, fresh)
+		switch {
+		case err == nil:
+			hs = fresh
+		case !apierrors.IsNotFound(err):
+			return err
+		}
+	}
+	for i := range list.Items {
+		s := &list.Items[i]
+		if hs != nil && hs.Status.State != hubv1alpha1.StateRevoked && ownedBy(s, hs.UID) {
+			continue
+		}
+		if err := r.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("deleting stray value Secret %s/%s: %w", s.Namespace, s.Name, err)
+		}
+		logf.FromContext(ctx).Info("Deleted a value Secret no active secret uses", "secret", client.ObjectKeyFromObject(s))
+	}
+	return nil
+}
+
+func ownedBy(s *corev1.Secret, uid types.UID) bool {
+	for _, o := range s.OwnerReferences {
+		if o.UID == uid {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,298 @@
+package preflight
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/authn"
+)
+
+// Request limits: far above a real run configuration, low enough to bound the work.
+const (
+	MaxAgents          = 100
+	MaxSecretsPerAgent = 100
+	MaxDatasets        = 50
+	MaxDeclared        = 500
+	maxNameChars       = 253
+)
+
+// request is the body of POST /v1/secrets/preflight. The top level is strict (unknown
+// fields are a 400); config is the run configuration the client is about to launch, of
+// which preflight reads agents and datasets and ignores every other key.
+type request struct {
+	Config          json.RawMessage `json:"config"`
+	Organization    *string         `json:"organization"`
+	DeclaredEnvVars []string        `json:"declared_env_vars"`
+}
+
+type runConfig struct {
+	Agents   []runAgent   `json:"agents"`
+	Datasets []runDataset `json:"datasets"`
+}
+
+type runAgent struct {
+	Name      *string  `json:"name"`
+	ModelName *string  `json:"model_name"`
+	Secrets   []string `json:"secrets"`
+}
+
+type runDataset struct {
+	Name    *string `json:"name"`
+	Version *string `json:"version"`
+}
+
+type datasetRef struct {
+	Field     string // config.datasets[i]
+	Namespace string
+	Name      string
+	Version   string
+}
+
+// Handler serves POST /v1/secrets/preflight. It reads HostedSecret metadata and Datasets
+// from the manager's cache; it never reads a Secret.
+type Handler struct {
+	Config   *Config
+	Cache    client.Reader
+	Reviewer authn.Reviewer
+	Log      logr.Logger
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	caller := authn.CallerFrom(r.Context())
+	if caller.Anonymous || caller.User == "" {
+		apierr.Write(w, apierr.Unauthenticated())
+		return
+	}
+	var req request
+	if err := apierr.DecodeJSON(r, &req); err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	in, refs, err := validate(req, caller)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	if err := h.authorize(r.Context(), caller, in.Organization); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if in.Active, err = h.activeNames(r.Context(), in.Organization, caller.User); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if in.Tasks, in.Problems, err = h.taskEnvs(r.Context(), caller, refs); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	res := h.Config.Evaluate(in)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_ = json.NewEncoder(w).Encode(res)
+}
+
+// validate checks every field the check reads and names the first failing ones.
+func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
+	if len(req.Config) == 0 || string(req.Config) == "null" {
+		return Input{}, nil, apierr.BadRequest("config", "is required")
+	}
+	var rc runConfig
+	if err := json.Unmarshal(req.Config, &rc); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return Input{}, nil, apierr.BadRequest("config."+te.Field, "must be of type %s", jsonType(te.Type.Kind().String()))
+		}
+		return Input{}, nil, apierr.BadRequest("config", "must be an object")
+	}
+	var errs []apierr.FieldError
+	add := func(field, msg string) { errs = append(errs, apierr.FieldError{Field: field, Message: msg}) }
+
+	in := Input{Declared: map[string]bool{}}
+	switch {
+	case req.Organization != nil:
+		in.Organization = *req.Organization
+		if msgs := validation.IsDNS1123Label(in.Organization); len(msgs) > 0 {
+			add("organization", "must be an organization (namespace) name: "+strings.Join(msgs, "; "))
+		}
+	case caller.ServiceAccountNamespace != "":
+		in.Organization = caller.ServiceAccountNamespace
+	default:
+		return Input{}, nil, apierr.BadRequest("organization", "is required: the caller is not a ServiceAccount, so it has no default organization")
+	}
+
+	if len(req.DeclaredEnvVars) > MaxDeclared {
+		add("declared_env_vars", fmt.Sprintf("must have at most %d items", MaxDeclared))
+	}
+	for i, v := range req.DeclaredEnvVars {
+		if !envNameRe.MatchString(v) {
+			add("declared_env_vars["+strconv.Itoa(i)+"]", "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)")
+		}
+		in.Declared[v] = true
+	}
+
+	if len(rc.Agents) > MaxAgents {
+		add("config.agents", fmt.Sprintf("must have at most %d items", MaxAgents))
+	}
+	for i, a := range rc.Agents {
+		f := "config.agents[" + strconv.Itoa(i) + "]"
+		ag := Agent{Secrets: a.Secrets}
+		if a.Name != nil {
+			ag.Name = *a.Name
+			if len(ag.Name) > maxNameChars {
+				add(f+".name", fmt.Sprintf("must be at most %d characters", maxNameChars))
+			}
+		}
+		if a.ModelName != nil {
+			ag.ModelName = *a.ModelName
+			if len(ag.ModelName) > maxNameChars {
+				add(f+".model_name", fmt.Sprintf("must be at most %d characters", maxNameChars))
+			}
+		}
+		if len(a.Secrets) > MaxSecretsPerAgent {
+			add(f+".secrets", fmt.Sprintf("must have at most %d items", MaxSecretsPerAgent))
+		}
+		for j, s := range a.Secrets {
+			if !envNameRe.MatchString(s) {
+				add(f+".secrets["+strconv.Itoa(j)+"]", "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)")
+			}
+		}
+		in.Agents = append(in.Agents, ag)
+	}
+
+	if len(rc.Datasets) > MaxDatasets {
+		add("config.datasets", fmt.Sprintf("must have at most %d items", MaxDatasets))
+	}
+	var refs []datasetRef
+	for i, d := range rc.Datasets {
+		f := "config.datasets[" + strconv.Itoa(i) + "]"
+		ref := datasetRef{Field: f, Version: "latest"}
+		if d.Name == nil {
+			add(f+".name", "is required: <org>/<dataset>")
+		} else {
+			ns, name, ok := strings.Cut(*d.Name, "/")
+			if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+				add(f+".name", "must be <org>/<dataset>")
+			}
+			ref.Namespace, ref.Name = ns, name
+		}
+		if d.Version != nil {
+			ref.Version = *d.Version
+			if ref.Version == "" || len(ref.Version) > 128 {
+				add(f+".version", "must be latest, a version tag or a version id (1 to 128 characters)")
+			}
+		}
+		refs = append(refs, ref)
+	}
+	if len(errs) > 0 {
+		return Input{}, nil, apierr.Invalid(errs...)
+	}
+	return in, refs, nil
+}
+
+// authorize lets members (who may store secrets) and listers of the org's secrets check.
+func (h *Handler) authorize(ctx context.Context, c *authn.Caller, ns string) error {
+	for _, verb := range []string{"create", "list"} {
+		ok, err := h.Reviewer.Allowed(ctx, c, authn.Attributes{Namespace: ns, Verb: verb, Resource: "hostedsecrets"})
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+	}
+	return apierr.Forbidden("%s may not use the hosted secrets of organization %s", c.User, ns)
+}
+
+// activeNames are the env vars of the caller's active user-scope secrets in the org:
+// the secrets a run the caller launches receives. Metadata only, from the cache.
+func (h *Handler) activeNames(ctx context.Context, ns, user string) (map[string]bool, error) {
+	list := &hubv1alpha1.HostedSecretList{}
+	if err := h.Cache.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, hs := range list.Items {
+		if hs.Status.State == hubv1alpha1.StateActive && hs.DeletionTimestamp == nil &&
+			(hs.Spec.Scope == "" || hs.Spec.Scope == hubv1alpha1.ScopeUser) && hs.Spec.Owner == user {
+			names[hs.Spec.EnvVar] = true
+		}
+	}
+	return names, nil
+}
+
+// taskEnvs resolves the datasets a run names to their versions' task requirements. A
+// dataset the caller may not read answers like a missing one.
+func (h *Handler) taskEnvs(ctx context.Context, c *authn.Caller, refs []datasetRef) ([]TaskEnv, []Warning, error) {
+	var envs []TaskEnv
+	var problems []Warning
+	readable := map[string]bool{}
+	for _, ref := range refs {
+		ok, seen := readable[ref.Namespace]
+		if !seen {
+			var err error
+			ok, err = h.Reviewer.Allowed(ctx, c, authn.Attributes{Namespace: ref.Namespace, Verb: "get", Resource: "datasets"})
+			if err != nil {
+				return nil, nil, err
+			}
+			readable[ref.Namespace] = ok
+		}
+		slug := ref.Namespace + "/" + ref.Name
+		ds := &hubv1alpha1.Dataset{}
+		if ok {
+			if err := h.Cache.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, ds); err != nil {
+				if !apierrors.IsNotFound(err) {
+					return nil, nil, err
+				}
+				ok = false
+			}
+		}
+		if !ok {
+			problems = append(problems, Warning{ref.Field + ".name", "dataset " + slug + " not found; its tasks were not checked"})
+			continue
+		}
+		v, found := ResolveVersion(ds, ref.Version)
+		if !found {
+			problems = append(problems, Warning{ref.Field + ".version", "dataset " + slug + " has no version " + ref.Version + "; its tasks were not checked"})
+			continue
+		}
+		envs = append(envs, TaskEnvs(v)...)
+	}
+	return envs, problems, nil
+}
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apierr.Error
+	if !errors.As(err, &ae) {
+		h.Log.Error(err, "Serving a preflight request failed", "path", r.URL.Path)
+	}
+	apierr.Write(w, err)
+}
+
+// jsonType names the JSON type a Go kind decodes from.
+func jsonType(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "slice", "array":
+		return "array"
+	case "map", "struct", "ptr":
+		return "object"
+	default:
+		return "number"
+	}
+}

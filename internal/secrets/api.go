@@ -1,0 +1,350 @@
+package secrets
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/index"
+)
+
+// resource is the RBAC resource every secrets decision is about.
+const resource = "hostedsecrets"
+
+// Record is a secret's metadata as the HTTP API shows it (SPEC 2.1). It has no field
+// that could hold the value.
+type Record struct {
+	ID         string  `json:"id"`
+	Scope      string  `json:"scope"`
+	JobID      *string `json:"job_id"`
+	OrgID      string  `json:"org_id"`
+	EnvVar     string  `json:"env_var"`
+	Provider   *string `json:"provider"`
+	ValueLast4 string  `json:"value_last4"`
+	Status     string  `json:"status"`
+	CreatedAt  string  `json:"created_at"`
+	LastUsedAt *string `json:"last_used_at"`
+}
+
+// Existing is the active secret a 409 replacement_required names (SPEC 4.1).
+type Existing struct {
+	ID         string `json:"id"`
+	Scope      string `json:"scope"`
+	EnvVar     string `json:"env_var"`
+	ValueLast4 string `json:"value_last4"`
+	CreatedAt  string `json:"created_at"`
+}
+
+// API serves /v1/secrets.
+type API struct {
+	Store *Store
+	// Cache reads the manager's informer caches (HostedSecrets, Namespaces).
+	Cache    client.Reader
+	Reviewer authn.Reviewer
+	Log      logr.Logger
+}
+
+// Routes are the API's handlers by ServeMux pattern.
+func (a *API) Routes() map[string]http.Handler {
+	return map[string]http.Handler{
+		"POST /v1/secrets":   http.HandlerFunc(a.store),
+		"GET /v1/secrets":    http.HandlerFunc(a.list),
+		"DELETE /v1/secrets": http.HandlerFunc(a.revoke),
+	}
+}
+
+func (a *API) store(w http.ResponseWriter, r *http.Request) {
+	caller, ok := a.caller(w, r)
+	if !ok {
+		return
+	}
+	var body storeBody
+	if err := apierr.DecodeJSON(r, &body); err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	in, err := validateStore(body)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	org, err := a.org(r.Context(), in.OrgID, caller)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	if err := a.authorize(r.Context(), caller, org.Name, "create"); err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	if in.SupersedeID != "" {
+		ok, err := a.allowed(r.Context(), caller, org.Name, "supersede")
+		if err != nil {
+			a.internal(w, r, err)
+			return
+		}
+		if !ok {
+			apierr.Write(w, apierr.Forbidden("replacing an active secret needs organization owner rights (the supersede verb on hostedsecrets in %s)", org.Name))
+			return
+		}
+	}
+	slot := Slot{Namespace: org.Name, Scope: in.Scope, JobID: in.JobID, EnvVar: in.EnvVar}
+	if in.Scope == hubv1alpha1.ScopeUser {
+		slot.Owner = caller.User
+	}
+	hs, err := a.Store.Store(r.Context(), StoreRequest{
+		Slot: slot, Provider: in.Provider, Value: in.Value, CreatedBy: caller.User, SupersedeID: types.UID(in.SupersedeID),
+	})
+	var rr *ReplacementRequiredError
+	switch {
+	case errors.As(err, &rr):
+		e := apierr.New(http.StatusConflict, apierr.CodeReplacementRequired,
+			"an active secret already exists for %s; repeat the request with supersede_credential_id set to existing.id to replace it", in.EnvVar)
+		e.Existing = existingOf(rr.Existing)
+		apierr.Write(w, e)
+		return
+	case errors.Is(err, ErrStale):
+		apierr.Write(w, apierr.New(http.StatusConflict, apierr.CodeReplacementStale,
+			"supersede_credential_id no longer names the active secret for %s; list the secrets again before retrying", in.EnvVar))
+		return
+	case err != nil:
+		a.internal(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, recordOf(hs, string(org.UID)))
+}
+
+func (a *API) list(w http.ResponseWriter, r *http.Request) {
+	caller, ok := a.caller(w, r)
+	if !ok {
+		return
+	}
+	in, err := validateList(r.URL.Query())
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	org, err := a.org(r.Context(), in.OrgID, caller)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	// Listers see the org's secrets; members who may store see their own.
+	all, err := a.allowed(r.Context(), caller, org.Name, "list")
+	if err != nil {
+		a.internal(w, r, err)
+		return
+	}
+	if !all {
+		if err := a.authorize(r.Context(), caller, org.Name, "create"); err != nil {
+			apierr.Write(w, err)
+			return
+		}
+	}
+	hsl := &hubv1alpha1.HostedSecretList{}
+	if err := a.Cache.List(r.Context(), hsl, client.InNamespace(org.Name)); err != nil {
+		a.internal(w, r, err)
+		return
+	}
+	out := []Record{}
+	for i := range hsl.Items {
+		hs := &hsl.Items[i]
+		if listed(hs, in, all, caller.User) {
+			out = append(out, recordOf(hs, string(org.UID)))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].CreatedAt != out[j].CreatedAt {
+			return out[i].CreatedAt < out[j].CreatedAt
+		}
+		return out[i].ID < out[j].ID
+	})
+	writeJSON(w, http.StatusOK, map[string][]Record{"secrets": out})
+}
+
+// listed says whether a list request shows hs.
+func listed(hs *hubv1alpha1.HostedSecret, in listInput, all bool, user string) bool {
+	scope := SlotOf(hs).Scope
+	switch {
+	case hs.DeletionTimestamp != nil, hs.Status.State == "":
+		return false // being deleted, or a store in flight
+	case in.Status != "all" && string(hs.Status.State) != in.Status:
+		return false
+	case in.Scope != "" && scope != in.Scope:
+		return false
+	case in.JobID != "" && SlotOf(hs).JobID != in.JobID:
+		return false
+	case all:
+		return true
+	case scope == hubv1alpha1.ScopeUser:
+		return hs.Spec.Owner == user
+	default:
+		return hs.Annotations[hubv1alpha1.AnnotationCreatedBy] == user
+	}
+}
+
+func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
+	caller, ok := a.caller(w, r)
+	if !ok {
+		return
+	}
+	var body revokeBody
+	if err := apierr.DecodeJSON(r, &body); err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	in, err := validateRevoke(body)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	org, err := a.org(r.Context(), in.OrgID, caller)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	if err := a.authorize(r.Context(), caller, org.Name, "delete"); err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	slot := Slot{Namespace: org.Name, Scope: in.Scope, JobID: in.JobID, EnvVar: in.EnvVar}
+	if in.Scope == hubv1alpha1.ScopeUser {
+		slot.Owner = caller.User
+	}
+	var n int
+	if in.Purge {
+		n, err = a.Store.PurgeSlot(r.Context(), slot)
+	} else {
+		n, err = a.Store.RevokeSlot(r.Context(), slot)
+	}
+	if err != nil {
+		a.internal(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"affected": n})
+}
+
+// caller returns the authenticated caller, or answers 401.
+func (a *API) caller(w http.ResponseWriter, r *http.Request) (*authn.Caller, bool) {
+	c := authn.CallerFrom(r.Context())
+	if c.Anonymous || c.User == "" {
+		apierr.Write(w, apierr.Unauthenticated())
+		return nil, false
+	}
+	return c, true
+}
+
+// org resolves the organization of a request: org_id (a namespace's UID), else the
+// namespace of the caller's ServiceAccount.
+func (a *API) org(ctx context.Context, orgID string, c *authn.Caller) (*corev1.Namespace, error) {
+	return ResolveOrg(ctx, a.Cache, orgID, c)
+}
+
+// ResolveOrg finds the namespace of an organization: by org_id (the namespace's UID,
+// through the cache's UID index) or, without one, the caller's ServiceAccount namespace.
+func ResolveOrg(ctx context.Context, cache client.Reader, orgID string, c *authn.Caller) (*corev1.Namespace, error) {
+	if orgID == "" {
+		if c.ServiceAccountNamespace == "" {
+			return nil, apierr.BadRequest("org_id", "is required: the caller is not a ServiceAccount, so it has no default organization")
+		}
+		ns := &corev1.Namespace{}
+		err := cache.Get(ctx, client.ObjectKey{Name: c.ServiceAccountNamespace}, ns)
+		if apierrors.IsNotFound(err) {
+			return nil, apierr.NotFound("the caller's organization %s does not exist", c.ServiceAccountNamespace)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return ns, nil
+	}
+	nsl := &corev1.NamespaceList{}
+	if err := cache.List(ctx, nsl, client.MatchingFields{index.UID: orgID}); err != nil {
+		return nil, err
+	}
+	if len(nsl.Items) != 1 {
+		return nil, apierr.NotFound("organization %s not found", orgID)
+	}
+	return &nsl.Items[0], nil
+}
+
+func (a *API) allowed(ctx context.Context, c *authn.Caller, ns, verb string) (bool, error) {
+	return a.Reviewer.Allowed(ctx, c, authn.Attributes{Namespace: ns, Verb: verb, Resource: resource})
+}
+
+// authorize answers 403 unless the caller may do verb on hostedsecrets in ns.
+func (a *API) authorize(ctx context.Context, c *authn.Caller, ns, verb string) error {
+	ok, err := a.allowed(ctx, c, ns, verb)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apierr.Forbidden("%s may not %s hostedsecrets in organization %s", c.User, verb, ns)
+	}
+	return nil
+}
+
+// internal logs the cause (never a value: no error of this package holds one) and
+// answers 500 without it; API errors pass through.
+func (a *API) internal(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apierr.Error
+	if !errors.As(err, &ae) {
+		a.Log.Error(err, "Serving a secrets request failed", "method", r.Method, "path", r.URL.Path)
+	}
+	apierr.Write(w, err)
+}
+
+func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) Record {
+	rec := Record{
+		ID:         string(hs.UID),
+		Scope:      string(SlotOf(hs).Scope),
+		OrgID:      orgID,
+		EnvVar:     hs.Spec.EnvVar,
+		ValueLast4: hs.Status.ValueLast4,
+		Status:     string(hs.Status.State),
+		CreatedAt:  timestamp(hs.CreationTimestamp.Time),
+	}
+	if hs.Spec.JobID != "" {
+		j := SlotOf(hs).JobID
+		rec.JobID = &j
+	}
+	if hs.Spec.Provider != "" {
+		p := hs.Spec.Provider
+		rec.Provider = &p
+	}
+	if hs.Status.LastUsedAt != nil {
+		t := timestamp(hs.Status.LastUsedAt.Time)
+		rec.LastUsedAt = &t
+	}
+	return rec
+}
+
+func existingOf(hs *hubv1alpha1.HostedSecret) Existing {
+	return Existing{
+		ID:         string(hs.UID),
+		Scope:      string(SlotOf(hs).Scope),
+		EnvVar:     hs.Spec.EnvVar,
+		ValueLast4: hs.Status.ValueLast4,
+		CreatedAt:  timestamp(hs.CreationTimestamp.Time),
+	}
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,219 @@
+package secrets
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+)
+
+// Lifecycle moves hosted secrets between their states. The HTTP handlers and the
+// controller share it, so that a transition looks the same whoever makes it.
+type Lifecycle struct {
+	// Client writes (and its reads are the manager's cache).
+	Client client.Client
+	// Reader reads from the apiserver, uncached: every read-modify-write starts here.
+	Reader client.Reader
+	Slots  *Slots
+	// Events may be nil (pure tests).
+	Events events.EventRecorder
+	Log    logr.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (l *Lifecycle) now() metav1.Time {
+	if l.Now != nil {
+		return metav1.NewTime(l.Now())
+	}
+	return metav1.Now()
+}
+
+func (l *Lifecycle) event(hs *hubv1alpha1.HostedSecret, typ, reason, action, note string, args ...any) {
+	if l.Events != nil {
+		l.Events.Eventf(hs, nil, typ, reason, action, note, args...)
+	}
+}
+
+// SetPending records the value's last four characters and a Pending Ready condition on
+// a secret that has not claimed its slot yet. It runs before the claim, so that a secret
+// that holds a slot always shows its valueLast4 (a 409's existing record needs it).
+func (l *Lifecycle) SetPending(ctx context.Context, hs *hubv1alpha1.HostedSecret, last4 string) error {
+	return l.updateStatus(ctx, hs, func(st *hubv1alpha1.HostedSecretStatus, gen int64) bool {
+		if st.State != "" {
+			return false
+		}
+		changed := st.ValueLast4 != last4
+		st.ValueLast4 = last4
+		return setReady(st, gen, metav1.ConditionFalse, hubv1alpha1.ReasonPending, "Claiming the secret's slot") || changed
+	})
+}
+
+// Activate marks a secret that holds its slot active.
+func (l *Lifecycle) Activate(ctx context.Context, hs *hubv1alpha1.HostedSecret, last4 string) error {
+	activated := false
+	err := l.updateStatus(ctx, hs, func(st *hubv1alpha1.HostedSecretStatus, gen int64) bool {
+		if st.State == hubv1alpha1.StateRevoked {
+			return false
+		}
+		activated = st.State != hubv1alpha1.StateActive
+		changed := activated || st.ValueLast4 != last4
+		st.State = hubv1alpha1.StateActive
+		st.ValueLast4 = last4
+		return setReady(st, gen, metav1.ConditionTrue, hubv1alpha1.ReasonActive, "The secret is active in its slot") || changed
+	})
+	if err == nil && activated {
+		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonActive, "Activate", "Secret %s is active for %s", hs.UID, hs.Spec.EnvVar)
+	}
+	return err
+}
+
+// Revoke marks a secret revoked (reason RevokedByRequest, or RevokedSupersede with the
+// replacing secret's id) and deletes its value's Secret. It reports whether this call
+// revoked it (false when it already was). With hs read fresh from the apiserver the
+// status update carries hs's resourceVersion, so a concurrent change makes it fail with
+// a conflict instead of being overwritten.
+func (l *Lifecycle) Revoke(ctx context.Context, hs *hubv1alpha1.HostedSecret, reason, supersededBy string) (bool, error) {
+	revoked := false
+	err := l.updateStatus(ctx, hs, func(st *hubv1alpha1.HostedSecretStatus, gen int64) bool {
+		if st.State == hubv1alpha1.StateRevoked {
+			return false
+		}
+		revoked = true
+		st.State = hubv1alpha1.StateRevoked
+		st.Reason = reason
+		st.SupersededBy = supersededBy
+		st.RevokedAt = ptrTime(l.now())
+		msg := "The secret was revoked"
+		if reason == hubv1alpha1.RevokedSupersede {
+			msg = "The secret was superseded by " + supersededBy
+		}
+		setReady(st, gen, metav1.ConditionFalse, hubv1alpha1.ReasonRevoked, msg)
+		return true
+	})
+	if err != nil {
+		return false, err
+	}
+	if revoked {
+		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonRevoked, "Revoke", "Secret %s for %s revoked (%s)", hs.UID, hs.Spec.EnvVar, reason)
+	}
+	return revoked, l.DeleteValue(ctx, hs)
+}
+
+// DeleteValue deletes the Secret holding hs's value, if it is Podium's Secret of hs
+// (labelled with hs's name): a Secret Podium never took over is not Podium's to delete.
+func (l *Lifecycle) DeleteValue(ctx context.Context, hs *hubv1alpha1.HostedSecret) error {
+	s := &corev1.Secret{}
+	err := l.Reader.Get(ctx, client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}, s)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the value Secret of %s/%s: %w", hs.Namespace, hs.Name, err)
+	}
+	if s.Labels[hubv1alpha1.LabelHostedSecret] != hs.Name {
+		return nil
+	}
+	return l.deleteSecret(ctx, s)
+}
+
+func (l *Lifecycle) deleteSecret(ctx context.Context, s *corev1.Secret) error {
+	err := l.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("deleting the value Secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	l.Log.V(1).Info("Deleted a value Secret", "secret", client.ObjectKeyFromObject(s))
+	return nil
+}
+
+// updateStatus applies mutate to hs's status and writes it when mutate reports a change.
+// A conflict re-reads hs from the apiserver and tries again, a few times.
+func (l *Lifecycle) updateStatus(ctx context.Context, hs *hubv1alpha1.HostedSecret, mutate func(*hubv1alpha1.HostedSecretStatus, int64) bool) error {
+	cur := hs.DeepCopy()
+	for attempt := 0; ; attempt++ {
+		if !mutate(&cur.Status, cur.Generation) {
+			*hs = *cur
+			return nil
+		}
+		cur.Status.ObservedGeneration = cur.Generation
+		err := l.Client.Status().Update(ctx, cur)
+		if err == nil {
+			*hs = *cur
+			return nil
+		}
+		if !apierrors.IsConflict(err) || attempt >= 4 {
+			return fmt.Errorf("updating the status of %s/%s: %w", hs.Namespace, hs.Name, err)
+		}
+		fresh := &hubv1alpha1.HostedSecret{}
+		if err := l.Reader.Get(ctx, client.ObjectKeyFromObject(hs), fresh); err != nil {
+			return fmt.Errorf("re-reading %s/%s: %w", hs.Namespace, hs.Name, err)
+		}
+		if fresh.UID != hs.UID {
+			return apierrors.NewNotFound(hubv1alpha1.GroupVersion.WithResource("hostedsecrets").GroupResource(), hs.Name)
+		}
+		cur = fresh
+	}
+}
+
+// setReady sets the Ready condition and reports whether it changed.
+func setReady(st *hubv1alpha1.HostedSecretStatus, gen int64, status metav1.ConditionStatus, reason, msg string) bool {
+	return meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+		Type:               hubv1alpha1.ConditionReady,
+		Status:             status,
+		Reason:             reason,
+		Message:            msg,
+		ObservedGeneration: gen,
+	})
+}
+
+func ptrTime(t metav1.Time) *metav1.Time { return &t }
+
+// SetOccupied records on a secret that never became active that another live secret
+// holds its slot.
+func (l *Lifecycle) SetOccupied(ctx context.Context, hs *hubv1alpha1.HostedSecret, last4 string, holder types.UID) error {
+	changed := false
+	err := l.updateStatus(ctx, hs, func(st *hubv1alpha1.HostedSecretStatus, gen int64) bool {
+		if st.State != "" {
+			return false
+		}
+		c := st.ValueLast4 != last4
+		st.ValueLast4 = last4
+		changed = setReady(st, gen, metav1.ConditionFalse, hubv1alpha1.ReasonSlotOccupied,
+			fmt.Sprintf("Secret %s is active for %s in this slot; supersede it to replace it", holder, hs.Spec.EnvVar))
+		return changed || c
+	})
+	if err == nil && changed {
+		l.event(hs, corev1.EventTypeWarning, hubv1alpha1.ReasonSlotOccupied, "Claim", "Secret %s already holds the slot of %s", holder, hs.Spec.EnvVar)
+	}
+	return err
+}
+
+// SetValueMissing records that a secret's value cannot be read (msg names the Secret
+// and key, never data).
+func (l *Lifecycle) SetValueMissing(ctx context.Context, hs *hubv1alpha1.HostedSecret, msg string) error {
+	changed := false
+	err := l.updateStatus(ctx, hs, func(st *hubv1alpha1.HostedSecretStatus, gen int64) bool {
+		if st.State == hubv1alpha1.StateRevoked {
+			return false
+		}
+		changed = setReady(st, gen, metav1.ConditionFalse, hubv1alpha1.ReasonValueMissing, msg)
+		return changed
+	})
+	if err == nil && changed {
+		l.event(hs, corev1.EventTypeWarning, hubv1alpha1.ReasonValueMissing, "ReadValue", "%s", msg)
+	}
+	return err
+}

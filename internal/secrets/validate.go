@@ -1,0 +1,235 @@
+package secrets
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"podium.dev/podium/internal/apierr"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+)
+
+var (
+	envVarRe = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
+	uuidRe   = regexp.MustCompile(hubv1alpha1.UUIDPattern)
+)
+
+// MaxProviderChars bounds the provider label (SPEC 2.1).
+const MaxProviderChars = 64
+
+// storeBody is the body of POST /v1/secrets. Pointers tell a missing field from an
+// empty one. Value is never echoed anywhere, not even in a validation message.
+type storeBody struct {
+	Scope                 *string `json:"scope"`
+	EnvVar                *string `json:"env_var"`
+	Value                 *string `json:"value"`
+	Provider              *string `json:"provider"`
+	JobID                 *string `json:"job_id"`
+	OrgID                 *string `json:"org_id"`
+	SupersedeCredentialID *string `json:"supersede_credential_id"`
+	SupersedeSecretID     *string `json:"supersede_secret_id"`
+}
+
+// revokeBody is the body of DELETE /v1/secrets.
+type revokeBody struct {
+	Scope  *string `json:"scope"`
+	EnvVar *string `json:"env_var"`
+	JobID  *string `json:"job_id"`
+	Purge  *bool   `json:"purge"`
+	OrgID  *string `json:"org_id"`
+}
+
+// storeInput is a validated storeBody (the org is resolved later).
+type storeInput struct {
+	Scope       hubv1alpha1.SecretScope
+	EnvVar      string
+	Value       []byte
+	Provider    string
+	JobID       string
+	OrgID       string
+	SupersedeID string
+}
+
+// revokeInput is a validated revokeBody.
+type revokeInput struct {
+	Scope  hubv1alpha1.SecretScope
+	EnvVar string
+	JobID  string
+	Purge  bool
+	OrgID  string
+}
+
+// listInput is a validated GET /v1/secrets query.
+type listInput struct {
+	Scope  hubv1alpha1.SecretScope // "" = every scope
+	JobID  string
+	Status string // active, revoked or all
+	OrgID  string
+}
+
+// fieldErrs collects validation failures.
+type fieldErrs []apierr.FieldError
+
+func (f *fieldErrs) add(field, msg string) { *f = append(*f, apierr.FieldError{Field: field, Message: msg}) }
+
+func (f fieldErrs) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return apierr.Invalid(f...)
+}
+
+func validateStore(b storeBody) (storeInput, error) {
+	if b.EnvVar == nil {
+		return storeInput{}, apierr.BadRequest("env_var", "is required")
+	}
+	if b.Value == nil {
+		return storeInput{}, apierr.BadRequest("value", "is required")
+	}
+	var errs fieldErrs
+	in := storeInput{EnvVar: *b.EnvVar, Value: []byte(*b.Value)}
+	in.Scope = scopeOf(b.Scope, &errs)
+	checkEnvVar(in.EnvVar, &errs)
+	switch n := len(in.Value); {
+	case n < MinValueBytes:
+		errs.add("value", "must not be empty")
+	case n > MaxValueBytes:
+		errs.add("value", "must be at most 65536 bytes")
+	}
+	if b.Provider != nil {
+		in.Provider = *b.Provider
+		if utf8.RuneCountInString(in.Provider) > MaxProviderChars {
+			errs.add("provider", "must be at most 64 characters")
+		} else if hasControl(in.Provider) {
+			errs.add("provider", "must not contain control characters")
+		}
+	}
+	in.JobID = jobIDOf(in.Scope, b.JobID, &errs)
+	in.OrgID = uuidField("org_id", b.OrgID, &errs)
+	sc := uuidField("supersede_credential_id", b.SupersedeCredentialID, &errs)
+	ss := uuidField("supersede_secret_id", b.SupersedeSecretID, &errs)
+	switch {
+	case sc != "" && ss != "" && sc != ss:
+		errs.add("supersede_secret_id", "is an alias of supersede_credential_id; when both are given they must be equal")
+	case sc != "":
+		in.SupersedeID = sc
+	default:
+		in.SupersedeID = ss
+	}
+	return in, errs.err()
+}
+
+func validateRevoke(b revokeBody) (revokeInput, error) {
+	if b.EnvVar == nil {
+		return revokeInput{}, apierr.BadRequest("env_var", "is required")
+	}
+	var errs fieldErrs
+	in := revokeInput{EnvVar: *b.EnvVar}
+	in.Scope = scopeOf(b.Scope, &errs)
+	checkEnvVar(in.EnvVar, &errs)
+	in.JobID = jobIDOf(in.Scope, b.JobID, &errs)
+	in.OrgID = uuidField("org_id", b.OrgID, &errs)
+	if b.Purge != nil {
+		in.Purge = *b.Purge
+	}
+	return in, errs.err()
+}
+
+var listParams = map[string]bool{"scope": true, "job_id": true, "status": true, "org_id": true}
+
+func validateList(q url.Values) (listInput, error) {
+	for k, v := range q {
+		if !listParams[k] {
+			return listInput{}, apierr.BadRequest(k, "unknown query parameter; known: scope, job_id, status, org_id")
+		}
+		if len(v) > 1 {
+			return listInput{}, apierr.BadRequest(k, "must be given at most once")
+		}
+	}
+	var errs fieldErrs
+	in := listInput{Status: "active"}
+	if q.Has("scope") {
+		s := q.Get("scope")
+		in.Scope = scopeOf(&s, &errs)
+	}
+	if q.Has("job_id") {
+		j := q.Get("job_id")
+		if in.Scope == hubv1alpha1.ScopeUser {
+			errs.add("job_id", "must not be set when scope is user")
+		} else if !uuidRe.MatchString(j) {
+			errs.add("job_id", "must be a UUID")
+		} else {
+			in.JobID = strings.ToLower(j)
+			in.Scope = hubv1alpha1.ScopeJob
+		}
+	}
+	if q.Has("status") {
+		switch s := q.Get("status"); s {
+		case "active", "revoked", "all":
+			in.Status = s
+		default:
+			errs.add("status", "must be one of active, revoked, all")
+		}
+	}
+	if q.Has("org_id") {
+		o := q.Get("org_id")
+		in.OrgID = uuidField("org_id", &o, &errs)
+	}
+	return in, errs.err()
+}
+
+func scopeOf(s *string, errs *fieldErrs) hubv1alpha1.SecretScope {
+	if s == nil {
+		return hubv1alpha1.ScopeUser
+	}
+	switch sc := hubv1alpha1.SecretScope(*s); sc {
+	case hubv1alpha1.ScopeUser, hubv1alpha1.ScopeJob:
+		return sc
+	default:
+		errs.add("scope", "must be user or job")
+		return hubv1alpha1.ScopeUser
+	}
+}
+
+func checkEnvVar(v string, errs *fieldErrs) {
+	if !envVarRe.MatchString(v) {
+		errs.add("env_var", "must match ^[A-Z][A-Z0-9_]{0,63}$: an upper-case letter, then up to 63 upper-case letters, digits or underscores")
+	}
+}
+
+// jobIDOf checks job_id against the scope: required for job, refused for user.
+func jobIDOf(scope hubv1alpha1.SecretScope, j *string, errs *fieldErrs) string {
+	switch {
+	case scope == hubv1alpha1.ScopeJob && j == nil:
+		errs.add("job_id", "is required when scope is job")
+	case scope == hubv1alpha1.ScopeUser && j != nil:
+		errs.add("job_id", "must not be set when scope is user")
+	case j != nil && !uuidRe.MatchString(*j):
+		errs.add("job_id", "must be a UUID")
+	case j != nil:
+		return strings.ToLower(*j)
+	}
+	return ""
+}
+
+func uuidField(field string, v *string, errs *fieldErrs) string {
+	if v == nil {
+		return ""
+	}
+	if !uuidRe.MatchString(*v) {
+		errs.add(field, "must be a UUID")
+		return ""
+	}
+	return strings.ToLower(*v)
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,39 @@
+// Package secrets stores hosted secrets: the value in a Kubernetes Secret, the metadata
+// in a HostedSecret, and which secret is active in each slot in a per-slot pointer
+// object, so that two active secrets in one slot are impossible even with several
+// operator replicas (docs/secrets.md). It serves POST, GET and DELETE /v1/secrets.
+//
+// Nothing in this package ever puts a value into a log line, an event, a status, an
+// HTTP response or an error: values are only written into Secret data and read back
+// only to compute the last four characters.
+package secrets
+
+import (
+	"unicode/utf8"
+)
+
+// Value limits (DECISIONS.md: value 1 B-64 KiB).
+const (
+	MinValueBytes = 1
+	MaxValueBytes = 64 << 10
+	// minLast4Runes: values shorter than this show no last four characters, so that a
+	// short value never leaks whole (or nearly whole).
+	minLast4Runes = 8
+	// DefaultValueKey is the key of the value in its Secret.
+	DefaultValueKey = "value"
+)
+
+// Last4 returns the last four characters of a value, or "" when the value has fewer than
+// eight characters or is not UTF-8 text.
+func Last4(value []byte) string {
+	if !utf8.Valid(value) {
+		return ""
+	}
+	s := string(value)
+	n := utf8.RuneCountInString(s)
+	if n < minLast4Runes {
+		return ""
+	}
+	r := []rune(s)
+	return string(r[n-4:])
+}
