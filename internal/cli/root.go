@@ -1,13 +1,18 @@
 // Package cli is the podium command-line client: a thin cobra layer over a client of
-// the Kubernetes API.
+// the Kubernetes API (package hub). Each verb lives in its own file; this one holds
+// the root command, the global flags and the exit codes.
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 
 	"github.com/spf13/cobra"
+
+	"podium.dev/podium/internal/apierr"
 )
 
 // Version is set at build time.
@@ -16,38 +21,106 @@ var Version = "dev"
 // usageError marks errors that exit with code 2.
 type usageError struct{ error }
 
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
 // Execute runs the CLI and returns its exit code: 0 success, 1 failure, 2 usage error.
+// Errors go to stderr: a line for people, the error envelope with --json.
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot(stdin, stdout, stderr)
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.newRoot()
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "Error:", err)
 	var ue usageError
-	if errors.As(err, &ue) {
+	usage := errors.As(err, &ue)
+	if a.json {
+		e := apierr.As(err)
+		if e.Code == apierr.CodeInternal {
+			var ae *apierr.Error
+			if !errors.As(err, &ae) {
+				// Errors of our own making (flags, files) are not internal: keep the text.
+				e = apierr.New(http.StatusBadRequest, apierr.CodeBadRequest, "%s", err.Error())
+			}
+		}
+		enc := json.NewEncoder(stderr)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(apierr.Envelope{Error: e})
+	} else {
+		fmt.Fprintln(stderr, "Error:", errorText(err))
+		if usage {
+			fmt.Fprintln(stderr, "Run 'podium --help' or add --help to the command for usage.")
+		}
+	}
+	if usage {
 		return 2
 	}
 	return 1
 }
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+// errorText is an error for people: the envelope's message (the code only when it
+// adds something).
+func errorText(err error) string {
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		if ae.Code == apierr.CodeStale || ae.Code == apierr.CodeRowsInvalid {
+			return ae.Message + " [" + ae.Code + "]"
+		}
+		return ae.Message
+	}
+	return err.Error()
+}
+
+func (a *app) newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "podium",
 		Short:         "Podium: hosted secrets and evaluation leaderboards",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.flags.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: the one `auth login` recorded, else KUBECONFIG or ~/.kube/config)")
+	pf.StringVar(&a.flags.Context, "context", "", "kubeconfig context to use")
+	pf.StringVar(&a.flags.Org, "org", "", "organization (namespace) to work in")
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		Run:   func(c *cobra.Command, _ []string) { fmt.Fprintln(c.OutOrStdout(), "podium", Version) },
 	})
+	root.AddCommand(a.authCmd())
+	hub := &cobra.Command{Use: "hub", Short: "Work with the hub: leaderboards of datasets"}
+	lb := &cobra.Command{Use: "leaderboard", Aliases: []string{"leaderboards", "lb"}, Short: "Manage leaderboards and their rows"}
+	lb.AddCommand(a.listCmd(), a.showCmd(), a.initCmd(), a.createCmd(), a.updateCmd(), a.exportCmd(), a.rowCmd())
+	hub.AddCommand(lb)
+	root.AddCommand(hub)
+	for _, c := range []*cobra.Command{root, hub, lb} {
+		if c.Args == nil && c.RunE == nil {
+			c.Args = noArgs
+			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+		}
+	}
 	return root
+}
+
+// args checks the positional arguments, as a usage error.
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %s (%d given)", c.CommandPath(), names, len(args))
+		}
+		return nil
+	}
+}
+
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unknown command %q for %q", args[0], c.CommandPath())
+	}
+	return nil
 }

@@ -1,0 +1,287 @@
+// Package hub is the podium CLI's client of the Kubernetes API: it finds leaderboards
+// and rows by id or slug without scanning, maps SPEC's files onto Podium's objects,
+// and writes them concurrently and all-or-nothing. The cobra layer (package cli) only
+// parses flags and prints.
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode"
+
+	"github.com/google/uuid"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/scheme"
+)
+
+// Options say which cluster and organization the client works with.
+type Options struct {
+	// Kubeconfig is the kubeconfig file ("" = KUBECONFIG or ~/.kube/config).
+	Kubeconfig string
+	// Context is the kubeconfig context ("" = its current context).
+	Context string
+	// Org is the organization (namespace) to look in. When empty, ids are looked up
+	// in every namespace the user may list, falling back to the context's namespace.
+	Org string
+	// Workers bounds concurrent writes (default 16).
+	Workers int
+}
+
+// Client talks to the Kubernetes API as the user of the kubeconfig.
+type Client struct {
+	c          client.Client
+	host       string
+	org        string
+	contextNS  string
+	workers    int
+	ValidateFn RowValidator
+}
+
+// RESTConfig loads the kubeconfig the way kubectl does, with the context override.
+func RESTConfig(o Options) (*rest.Config, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = o.Kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", apierr.New(http.StatusUnauthorized, apierr.CodeUnauthenticated, "no usable cluster configuration: %v (run `podium auth login`)", err)
+	}
+	ns, _, err := cc.Namespace()
+	if err != nil || ns == "" {
+		ns = "default"
+	}
+	// Hundreds of rows are written concurrently; client-go's default 5 QPS would
+	// serialize them again.
+	cfg.QPS, cfg.Burst = 200, 400
+	cfg.UserAgent = "podium-cli"
+	return cfg, ns, nil
+}
+
+// New connects a client (lazily: nothing is sent until the first call).
+func New(o Options) (*Client, error) {
+	cfg, ns, err := RESTConfig(o)
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the cluster: %w", err)
+	}
+	w := o.Workers
+	if w <= 0 {
+		w = 16
+	}
+	return &Client{c: c, host: cfg.Host, org: o.Org, contextNS: ns, workers: w, ValidateFn: DefaultValidator}, nil
+}
+
+// Kube is the underlying controller-runtime client.
+func (c *Client) Kube() client.Client { return c.c }
+
+// IsUUID says whether s is a UUID (an id) rather than a slug.
+func IsUUID(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
+}
+
+// findByID lists objects labelled with the id, in --org when given, else in every
+// namespace (falling back to the context's namespace when the user may not list
+// cluster-wide), and returns the items whose UID really is the id.
+func (c *Client) findByID(ctx context.Context, list client.ObjectList, id string) error {
+	sel := client.MatchingLabels{hubv1alpha1.LabelID: id}
+	if c.org != "" {
+		return c.c.List(ctx, list, sel, client.InNamespace(c.org))
+	}
+	err := c.c.List(ctx, list, sel)
+	if apierrors.IsForbidden(err) {
+		err = c.c.List(ctx, list, sel, client.InNamespace(c.contextNS))
+	}
+	return err
+}
+
+// Board finds a leaderboard by UUID or "<org>/<dataset>/<leaderboard>".
+func (c *Client) Board(ctx context.Context, ref string) (*hubv1alpha1.Leaderboard, error) {
+	if IsUUID(ref) {
+		var list hubv1alpha1.LeaderboardList
+		if err := c.findByID(ctx, &list, ref); err != nil {
+			return nil, KubeError(err, "leaderboard "+ref)
+		}
+		for i := range list.Items {
+			if string(list.Items[i].UID) == ref {
+				return &list.Items[i], nil
+			}
+		}
+		return nil, apierr.NotFound("leaderboard %s not found", ref)
+	}
+	pkg, name, ok := index.SplitSlug(ref)
+	if !ok {
+		return nil, apierr.BadRequest("leaderboard", "%q is neither a UUID nor <org>/<dataset>/<leaderboard>", ref)
+	}
+	org, _, _ := strings.Cut(pkg, "/")
+	// Boards per organization are few; rows are never listed to find one.
+	var list hubv1alpha1.LeaderboardList
+	if err := c.c.List(ctx, &list, client.InNamespace(org)); err != nil {
+		return nil, KubeError(err, "leaderboard "+ref)
+	}
+	for i := range list.Items {
+		lb := &list.Items[i]
+		if lb.Spec.Name == name && index.Slug(lb) == ref {
+			return lb, nil
+		}
+	}
+	return nil, apierr.NotFound("leaderboard %s not found", ref)
+}
+
+// Row finds a row by its UUID.
+func (c *Client) Row(ctx context.Context, id string) (*hubv1alpha1.LeaderboardRow, error) {
+	if !IsUUID(id) {
+		return nil, apierr.BadRequest("row-id", "%q is not a UUID", id)
+	}
+	var list hubv1alpha1.LeaderboardRowList
+	if err := c.findByID(ctx, &list, id); err != nil {
+		return nil, KubeError(err, "row "+id)
+	}
+	for i := range list.Items {
+		if string(list.Items[i].UID) == id {
+			return &list.Items[i], nil
+		}
+	}
+	return nil, apierr.NotFound("row %s not found", id)
+}
+
+// BoardOf returns the leaderboard a row belongs to.
+func (c *Client) BoardOf(ctx context.Context, r *hubv1alpha1.LeaderboardRow) (*hubv1alpha1.Leaderboard, error) {
+	var lb hubv1alpha1.Leaderboard
+	if err := c.c.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: r.Spec.Leaderboard}, &lb); err != nil {
+		return nil, KubeError(err, "leaderboard of row "+string(r.UID))
+	}
+	return &lb, nil
+}
+
+// Boards lists leaderboards: of one dataset (slug or UUID) when filter is set, of --org
+// when set, else of every namespace the user may list.
+func (c *Client) Boards(ctx context.Context, filter string) ([]hubv1alpha1.Leaderboard, error) {
+	var opts []client.ListOption
+	switch {
+	case filter != "" && !IsUUID(filter):
+		org, ds, ok := strings.Cut(filter, "/")
+		if !ok || org == "" || ds == "" || strings.Contains(ds, "/") {
+			return nil, apierr.BadRequest("dataset", "%q is neither a UUID nor <org>/<dataset>", filter)
+		}
+		opts = append(opts, client.InNamespace(org))
+	case c.org != "":
+		opts = append(opts, client.InNamespace(c.org))
+	}
+	var list hubv1alpha1.LeaderboardList
+	err := c.c.List(ctx, &list, opts...)
+	if apierrors.IsForbidden(err) && len(opts) == 0 {
+		err = c.c.List(ctx, &list, client.InNamespace(c.contextNS))
+	}
+	if err != nil {
+		return nil, KubeError(err, "leaderboards")
+	}
+	if filter == "" {
+		return list.Items, nil
+	}
+	var out []hubv1alpha1.Leaderboard
+	for _, lb := range list.Items {
+		pkg := firstNonEmpty(lb.Spec.Package, lb.Status.Package)
+		pkgID := firstNonEmpty(lb.Spec.PackageID, lb.Status.PackageID)
+		if pkg == filter || strings.EqualFold(pkgID, filter) {
+			out = append(out, lb)
+		}
+	}
+	return out, nil
+}
+
+// BoardRows lists every row of a board, a page of 500 at a time.
+func (c *Client) BoardRows(ctx context.Context, lb *hubv1alpha1.Leaderboard) ([]hubv1alpha1.LeaderboardRow, error) {
+	var rows []hubv1alpha1.LeaderboardRow
+	cont := ""
+	for {
+		var list hubv1alpha1.LeaderboardRowList
+		err := c.c.List(ctx, &list, client.InNamespace(lb.Namespace),
+			client.MatchingLabels{hubv1alpha1.LabelLeaderboard: lb.Name}, client.Limit(500), client.Continue(cont))
+		if err != nil {
+			return nil, KubeError(err, "rows of "+Slug(lb))
+		}
+		rows = append(rows, list.Items...)
+		if cont = list.Continue; cont == "" {
+			return rows, nil
+		}
+	}
+}
+
+// KubeError turns an apiserver error into the CLI's error envelope, naming what was
+// being done. Field paths are written in SPEC's snake_case.
+func KubeError(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "%s: %v", what, err)
+		}
+		return apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "%s: the cluster could not be reached: %v", what, err)
+	}
+	msg := se.Status().Message
+	switch {
+	case apierrors.IsNotFound(err):
+		return apierr.NotFound("%s not found", what)
+	case apierrors.IsUnauthorized(err):
+		return apierr.New(http.StatusUnauthorized, apierr.CodeUnauthenticated, "%s: the cluster refused the credentials (run `podium auth login`)", what)
+	case apierrors.IsForbidden(err):
+		return apierr.Forbidden("%s: %s", what, msg)
+	case apierrors.IsConflict(err):
+		return apierr.New(http.StatusConflict, apierr.CodeStale, "%s changed since it was read; read or export it again", what)
+	case apierrors.IsAlreadyExists(err):
+		return apierr.New(http.StatusConflict, apierr.CodeValidationFailed, "%s already exists", what)
+	case apierrors.IsInvalid(err):
+		var fields []apierr.FieldError
+		if d := se.Status().Details; d != nil {
+			for _, c := range d.Causes {
+				fields = append(fields, apierr.FieldError{Field: SnakePath(c.Field), Message: c.Message})
+			}
+		}
+		if len(fields) == 0 {
+			return apierr.New(http.StatusUnprocessableEntity, apierr.CodeValidationFailed, "%s: %s", what, msg)
+		}
+		e := apierr.Invalid(fields...)
+		e.Message = what + ": " + e.Message
+		return e
+	}
+	return apierr.New(int(se.Status().Code), apierr.CodeInternal, "%s: %s", what, msg)
+}
+
+// SnakePath writes a Kubernetes field path ("spec.rankBy[0].direction") as SPEC's
+// ("rank_by[0].direction").
+func SnakePath(p string) string {
+	p = strings.TrimPrefix(p, "spec.")
+	var b strings.Builder
+	rs := []rune(p)
+	for i, r := range rs {
+		if unicode.IsUpper(r) {
+			if i > 0 && unicode.IsLower(rs[i-1]) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,320 @@
+package hub
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/index"
+)
+
+// AnnotationUpdatedAt records when the CLI last changed an object (RFC 3339). Objects
+// changed by other clients keep the older time, but their generation moves on, and the
+// generation is part of the updated_at token (see UpdatedAt).
+const AnnotationUpdatedAt = "hub.podium.dev/updated-at"
+
+// UpdatedAt is the record's updated_at, the token exports carry as
+// expected_updated_at: the time of the last change the CLI made (or the creation time),
+// to the second, with metadata.generation as the fractional part. Any spec change by
+// any client moves the generation, so two tokens are equal only when the spec is the
+// one that was exported; the seconds keep it readable as a timestamp.
+func UpdatedAt(obj metav1.Object) string {
+	t := obj.GetCreationTimestamp().Time
+	if a := obj.GetAnnotations()[AnnotationUpdatedAt]; a != "" {
+		if p, err := time.Parse(time.RFC3339Nano, a); err == nil {
+			t = p
+		}
+	}
+	return time.Unix(t.Unix(), obj.GetGeneration()%int64(time.Second)).UTC().Format(time.RFC3339Nano)
+}
+
+// touch stamps the CLI's change time on an object about to be written.
+func touch(obj metav1.Object, now time.Time) {
+	a := obj.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[AnnotationUpdatedAt] = now.UTC().Format(time.RFC3339)
+	obj.SetAnnotations(a)
+}
+
+// BoardObjectName derives a valid, stable object name for a board: its slug name made
+// DNS-safe ("_" and "." become "-"), cut to 50 characters, plus a short hash of
+// "<dataset>/<name>" so that two slugs that sanitize alike never collide.
+func BoardObjectName(dataset, name string) string {
+	sum := sha256.Sum256([]byte(dataset + "/" + name))
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else if b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
+			b.WriteByte('-')
+		}
+	}
+	s := b.String()
+	if len(s) > 50 {
+		s = s[:50]
+	}
+	s = strings.Trim(s, "-")
+	if s == "" {
+		s = "board"
+	}
+	return s + "-" + hex.EncodeToString(sum[:4])
+}
+
+// Slug is "<org>/<dataset>/<name>", or the board's object name while its package is
+// unresolved.
+func Slug(lb *hubv1alpha1.Leaderboard) string {
+	if s := index.Slug(lb); s != "" {
+		return s
+	}
+	return lb.Namespace + "/?/" + lb.Spec.Name
+}
+
+func rawJSON(r json.RawMessage) *apiextensionsv1.JSON {
+	if len(r) == 0 || string(r) == "null" {
+		return nil
+	}
+	return &apiextensionsv1.JSON{Raw: append([]byte(nil), r...)}
+}
+
+func fromJSON(j *apiextensionsv1.JSON) json.RawMessage {
+	if j == nil || len(j.Raw) == 0 {
+		return nil
+	}
+	return json.RawMessage(j.Raw)
+}
+
+// SpecFromFile maps a definition file onto a Leaderboard spec.
+func SpecFromFile(f *BoardFile) hubv1alpha1.LeaderboardSpec {
+	s := hubv1alpha1.LeaderboardSpec{
+		Package:            f.Package,
+		PackageID:          f.PackageID,
+		Name:               f.Name,
+		Title:              f.Title,
+		Description:        f.Description,
+		Visibility:         hubv1alpha1.Visibility(f.Visibility),
+		MetadataSchema:     rawJSON(f.MetadataSchema),
+		MetricsSchema:      rawJSON(f.MetricsSchema),
+		DatasetVersionRefs: copyList(f.DatasetVersionRefs),
+		DatasetVersionIDs:  copyList(f.DatasetVersionIDs),
+	}
+	for _, c := range f.Columns {
+		s.Columns = append(s.Columns, hubv1alpha1.Column{
+			ID: c.ID, Header: c.Header, Accessor: c.Accessor, Type: hubv1alpha1.ColumnType(c.Type),
+			DisplayAccessor: c.DisplayAccessor, DisplayType: hubv1alpha1.ColumnType(c.DisplayType),
+			Align: hubv1alpha1.Align(c.Align), Description: c.Description, EnableSorting: c.EnableSorting,
+		})
+	}
+	for _, r := range f.RankBy {
+		s.RankBy = append(s.RankBy, hubv1alpha1.RankRule{
+			Accessor: r.Accessor, Direction: hubv1alpha1.Direction(r.Direction), Nulls: hubv1alpha1.NullsPlacement(r.Nulls),
+		})
+	}
+	return s
+}
+
+// FileFromSpec maps a Leaderboard spec onto a definition file.
+func FileFromSpec(s *hubv1alpha1.LeaderboardSpec) BoardFile {
+	f := BoardFile{
+		Package:            s.Package,
+		PackageID:          s.PackageID,
+		Name:               s.Name,
+		Title:              s.Title,
+		Description:        s.Description,
+		Visibility:         string(s.Visibility),
+		MetadataSchema:     fromJSON(s.MetadataSchema),
+		MetricsSchema:      fromJSON(s.MetricsSchema),
+		DatasetVersionRefs: copyList(s.DatasetVersionRefs),
+		DatasetVersionIDs:  copyList(s.DatasetVersionIDs),
+	}
+	for _, c := range s.Columns {
+		f.Columns = append(f.Columns, ColumnFile{
+			ID: c.ID, Header: c.Header, Accessor: c.Accessor, Type: string(c.Type),
+			DisplayAccessor: c.DisplayAccessor, DisplayType: string(c.DisplayType),
+			Align: string(c.Align), Description: c.Description, EnableSorting: c.EnableSorting,
+		})
+	}
+	for _, r := range s.RankBy {
+		f.RankBy = append(f.RankBy, RankRuleFile{Accessor: r.Accessor, Direction: string(r.Direction), Nulls: string(r.Nulls)})
+	}
+	return f
+}
+
+func copyList(l *[]string) *[]string {
+	if l == nil {
+		return nil
+	}
+	c := append([]string{}, (*l)...)
+	return &c
+}
+
+// RowSpecFromFile maps a row of a file onto a row spec of the given board.
+func RowSpecFromFile(board string, r *RowFile) hubv1alpha1.LeaderboardRowSpec {
+	s := hubv1alpha1.LeaderboardRowSpec{
+		Leaderboard: board,
+		Metadata:    rawJSON(r.Metadata),
+		Metrics:     rawJSON(r.Metrics),
+		Visibility:  hubv1alpha1.RowVisibility(r.Status),
+	}
+	if r.TrialIDs != nil {
+		s.TrialIDs = append([]string{}, (*r.TrialIDs)...)
+	}
+	return s
+}
+
+// RowFileFromObject maps a row onto a file row with its id and updated_at token.
+func RowFileFromObject(r *hubv1alpha1.LeaderboardRow) RowFile {
+	ids := append([]string{}, r.Spec.TrialIDs...)
+	return RowFile{
+		ID:                string(r.UID),
+		ExpectedUpdatedAt: UpdatedAt(r),
+		Metadata:          objectOrEmpty(r.Spec.Metadata),
+		Metrics:           objectOrEmpty(r.Spec.Metrics),
+		Status:            rowStatus(r),
+		TrialIDs:          &ids,
+	}
+}
+
+func objectOrEmpty(j *apiextensionsv1.JSON) json.RawMessage {
+	if r := fromJSON(j); r != nil {
+		return r
+	}
+	return json.RawMessage("{}")
+}
+
+func rowStatus(r *hubv1alpha1.LeaderboardRow) string {
+	if r.Spec.Visibility == "" {
+		return string(hubv1alpha1.RowDisplay)
+	}
+	return string(r.Spec.Visibility)
+}
+
+// BoardJSON is a leaderboard as the CLI's --json prints it: DECISIONS' read fields,
+// plus whether the definition is Ready (and why not).
+type BoardJSON struct {
+	ID                string          `json:"id"`
+	PackageID         string          `json:"package_id"`
+	Package           string          `json:"package"`
+	DatasetVersionIDs []string        `json:"dataset_version_ids"`
+	Name              string          `json:"name"`
+	Title             string          `json:"title"`
+	Description       *string         `json:"description"`
+	MetadataSchema    json.RawMessage `json:"metadata_schema"`
+	MetricsSchema     json.RawMessage `json:"metrics_schema"`
+	Columns           []ColumnFile    `json:"columns"`
+	RankBy            []RankRuleFile  `json:"rank_by"`
+	Visibility        string          `json:"visibility"`
+	CreatedAt         string          `json:"created_at"`
+	UpdatedAt         string          `json:"updated_at"`
+	Rows              int32           `json:"rows"`
+	Ready             bool            `json:"ready"`
+	Reason            string          `json:"reason,omitempty"`
+	Message           string          `json:"message,omitempty"`
+}
+
+// BoardToJSON renders a board for --json.
+func BoardToJSON(lb *hubv1alpha1.Leaderboard) BoardJSON {
+	f := FileFromSpec(&lb.Spec)
+	b := BoardJSON{
+		ID:                string(lb.UID),
+		PackageID:         firstNonEmpty(lb.Spec.PackageID, lb.Status.PackageID),
+		Package:           firstNonEmpty(lb.Spec.Package, lb.Status.Package),
+		DatasetVersionIDs: append([]string{}, lb.Status.DatasetVersionIDs...),
+		Name:              lb.Spec.Name,
+		Title:             lb.Spec.Title,
+		Description:       lb.Spec.Description,
+		MetadataSchema:    objectOrEmpty(lb.Spec.MetadataSchema),
+		MetricsSchema:     objectOrEmpty(lb.Spec.MetricsSchema),
+		Columns:           f.Columns,
+		RankBy:            f.RankBy,
+		Visibility:        firstNonEmpty(string(lb.Spec.Visibility), string(hubv1alpha1.VisibilityPrivate)),
+		CreatedAt:         lb.CreationTimestamp.UTC().Format(time.RFC3339),
+		UpdatedAt:         UpdatedAt(lb),
+		Rows:              lb.Status.Rows,
+	}
+	if b.Columns == nil {
+		b.Columns = []ColumnFile{}
+	}
+	if b.RankBy == nil {
+		b.RankBy = []RankRuleFile{}
+	}
+	if c := condition(lb.Status.Conditions, hubv1alpha1.ConditionReady, lb.Generation); c != nil {
+		b.Ready = c.Status == metav1.ConditionTrue
+		if !b.Ready {
+			b.Reason, b.Message = c.Reason, c.Message
+		}
+	} else {
+		b.Reason = "Pending"
+	}
+	return b
+}
+
+// RowJSON is a row as the CLI's --json prints it: DECISIONS' read fields, the trial
+// ids, and whether the values are valid (and which fields are not).
+type RowJSON struct {
+	ID            string                   `json:"id"`
+	LeaderboardID string                   `json:"leaderboard_id"`
+	Rank          *int                     `json:"rank"`
+	Metadata      json.RawMessage          `json:"metadata"`
+	Metrics       json.RawMessage          `json:"metrics"`
+	Status        string                   `json:"status"`
+	CreatedAt     string                   `json:"created_at"`
+	UpdatedAt     string                   `json:"updated_at"`
+	NTrials       int                      `json:"n_trials"`
+	TrialIDs      []string                 `json:"trial_ids"`
+	Valid         *bool                    `json:"valid"`
+	InvalidFields []hubv1alpha1.FieldError `json:"invalid_fields,omitempty"`
+}
+
+// RowToJSON renders a row for --json; rank is nil when the row is not ranked.
+func RowToJSON(boardID string, r *hubv1alpha1.LeaderboardRow, rank int) RowJSON {
+	j := RowJSON{
+		ID:            string(r.UID),
+		LeaderboardID: boardID,
+		Metadata:      objectOrEmpty(r.Spec.Metadata),
+		Metrics:       objectOrEmpty(r.Spec.Metrics),
+		Status:        rowStatus(r),
+		CreatedAt:     r.CreationTimestamp.UTC().Format(time.RFC3339),
+		UpdatedAt:     UpdatedAt(r),
+		NTrials:       len(r.Spec.TrialIDs),
+		TrialIDs:      append([]string{}, r.Spec.TrialIDs...),
+	}
+	if rank > 0 {
+		j.Rank = &rank
+	}
+	if c := condition(r.Status.Conditions, hubv1alpha1.ConditionValid, r.Generation); c != nil {
+		v := c.Status == metav1.ConditionTrue
+		j.Valid = &v
+		if !v {
+			j.InvalidFields = r.Status.InvalidFields
+		}
+	}
+	return j
+}
+
+// condition returns the condition of the given type when it describes the current
+// generation, else nil (the controller has not looked at this generation yet).
+func condition(conds []metav1.Condition, typ string, generation int64) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == typ && conds[i].ObservedGeneration == generation {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

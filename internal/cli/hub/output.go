@@ -1,0 +1,106 @@
+package hub
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+
+	"podium.dev/podium/internal/apierr"
+)
+
+// Marshal renders v as indented JSON or as block-style YAML keeping the field order of
+// the JSON (so files read top to bottom like SPEC's tables).
+func Marshal(v any, f Format) ([]byte, error) {
+	j, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if f == FormatJSON {
+		return append(j, '\n'), nil
+	}
+	return jsonToYAML(j)
+}
+
+func jsonToYAML(j []byte) ([]byte, error) {
+	var n yamlv3.Node
+	if err := yamlv3.Unmarshal(j, &n); err != nil {
+		return nil, err
+	}
+	blockStyle(&n)
+	var b bytes.Buffer
+	enc := yamlv3.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&n); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// blockStyle drops the flow and quoting styles JSON parsing leaves on the nodes; the
+// encoder still quotes strings that would otherwise read as another type.
+func blockStyle(n *yamlv3.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
+}
+
+// WriteFile writes data to path, refusing an existing file unless force (SPEC 4.6
+// rule 9). The data goes to a temporary file first so a failure leaves no half file.
+func WriteFile(path string, data []byte, force bool) error {
+	if _, err := os.Stat(path); err == nil && !force {
+		return apierr.New(http.StatusConflict, apierr.CodeBadRequest, "%s already exists; pass --force to overwrite it", path)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return apierr.BadRequest("output", "%s: %v", path, unwrapPathError(err))
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".podium-*")
+	if err != nil {
+		return apierr.BadRequest("output", "writing %s: %v", path, unwrapPathError(err))
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return apierr.BadRequest("output", "writing %s: %v", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return apierr.BadRequest("output", "writing %s: %v", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return apierr.BadRequest("output", "writing %s: %v", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return apierr.BadRequest("output", "writing %s: %v", path, unwrapPathError(err))
+	}
+	return nil
+}
+
+// OutputFormat checks an export's --output and --format: the extension must be .yaml,
+// .yml or .json; format "" follows the extension; "manifest" is YAML documents (or a
+// JSON v1 List for .json).
+func OutputFormat(path, format string) (Format, Format, error) {
+	ext, err := FormatOf(path)
+	if err != nil {
+		return "", "", err
+	}
+	switch Format(format) {
+	case "":
+		return ext, ext, nil
+	case FormatYAML, FormatJSON:
+		if Format(format) != ext {
+			return "", "", apierr.BadRequest("format", "--format %s does not match the extension of %s", format, path)
+		}
+		return ext, ext, nil
+	case FormatManifest:
+		return FormatManifest, ext, nil
+	}
+	return "", "", apierr.BadRequest("format", "must be yaml, json or manifest, not %q", format)
+}

@@ -1,0 +1,354 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/apierr"
+)
+
+// write is one object the CLI creates or updates as part of a command.
+type write struct {
+	// obj is what is written; after a create it holds what the apiserver returned.
+	obj client.Object
+	// old is the object as read, for an update: the precondition (its
+	// resourceVersion) and what a rollback restores.
+	old client.Object
+	// index is the row's position in its file (-1 for the board).
+	index int
+	// what names the object in errors.
+	what string
+	done bool
+}
+
+func (w *write) create() bool { return w.old == nil }
+
+// plan is every write of one command: the board (optional) first, then its rows.
+type plan struct {
+	board *write
+	rows  []*write
+	// beforeRows runs after the board is written, before the rows (to point new rows
+	// at a board that has just been created).
+	beforeRows func(board client.Object)
+}
+
+// parallel runs fn for 0..n-1 on at most workers goroutines and returns the errors by
+// index. After the first failure, work not yet started is skipped (its error stays
+// nil) and the context of running work is cancelled.
+func parallel(ctx context.Context, workers, n int, fn func(ctx context.Context, i int) error) []error {
+	errs := make([]error, n)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var failed sync.Once
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := range next {
+				if ctx.Err() != nil {
+					continue
+				}
+				if err := fn(ctx, i); err != nil {
+					errs[i] = err
+					failed.Do(cancel)
+				}
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errs
+}
+
+// firstError returns the first non-nil error and how many there are.
+func firstError(errs []error) (error, int) {
+	var first error
+	n := 0
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			if first == nil {
+				first = err
+			}
+			n++
+		}
+	}
+	if first == nil {
+		for _, err := range errs {
+			if err != nil {
+				return err, 1
+			}
+		}
+	}
+	return first, n
+}
+
+// dryRun sends every write of the plan with dryRun=All, so the apiserver validates it
+// (CRD schema, CEL rules, preconditions) without persisting it. Row failures come
+// back as one rows_invalid error.
+func (c *Client) dryRun(ctx context.Context, p *plan) error {
+	if p.board != nil {
+		if err := c.send(ctx, p.board, true); err != nil {
+			return err
+		}
+	}
+	errs := parallel(ctx, c.workers, len(p.rows), func(ctx context.Context, i int) error {
+		return c.send(ctx, p.rows[i], true)
+	})
+	var details RowsInvalid
+	var other error
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		ae := apierr.As(err)
+		var fields []apierr.FieldError
+		if fe, ok := ae.Details.([]apierr.FieldError); ok && ae.Code == apierr.CodeValidationFailed {
+			for _, f := range fe {
+				if f.Field == "visibility" {
+					f.Field = "status"
+				}
+				fields = append(fields, f)
+			}
+		} else if other == nil && !errors.Is(err, context.Canceled) {
+			other = err
+			continue
+		} else {
+			continue
+		}
+		details.InvalidRowCount++
+		if len(details.InvalidRows) == maxInvalidListed {
+			details.Truncated = true
+			continue
+		}
+		idx := p.rows[i].index
+		details.InvalidRows = append(details.InvalidRows, InvalidRow{Index: &idx, ID: idOf(p.rows[i]), Fields: fields})
+	}
+	if details.InvalidRowCount > 0 {
+		first := details.InvalidRows[0]
+		msg := fmt.Sprintf("rows[%d]: %s: %s", *first.Index, first.Fields[0].Field, first.Fields[0].Message)
+		if details.InvalidRowCount > 1 {
+			msg += fmt.Sprintf(" (%d invalid rows in all)", details.InvalidRowCount)
+		}
+		e := apierr.New(http.StatusUnprocessableEntity, apierr.CodeRowsInvalid, "%s; nothing was written", msg)
+		e.Details = details
+		return e
+	}
+	return other
+}
+
+func idOf(w *write) string {
+	if w.old != nil {
+		return string(w.old.GetUID())
+	}
+	return ""
+}
+
+// send creates or updates one object. A real create also labels the new object with
+// its id: the uid is only known from the create response, and the label is what finds
+// a record by id without a scan (the controller adds it too, but later).
+func (c *Client) send(ctx context.Context, w *write, dry bool) error {
+	if w.create() {
+		obj := w.obj
+		if dry {
+			obj = obj.DeepCopyObject().(client.Object)
+			if err := c.c.Create(ctx, obj, client.DryRunAll); err != nil {
+				return KubeError(err, w.what)
+			}
+			return nil
+		}
+		if err := c.c.Create(ctx, obj); err != nil {
+			return KubeError(err, w.what)
+		}
+		w.done = true
+		patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, hubv1alpha1.LabelID, obj.GetUID())
+		if err := c.c.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			return KubeError(err, w.what)
+		}
+		return nil
+	}
+	obj := w.obj
+	var opts []client.UpdateOption
+	if dry {
+		obj = obj.DeepCopyObject().(client.Object)
+		opts = append(opts, client.DryRunAll)
+	}
+	// obj carries the resourceVersion it was read at: the update is refused when the
+	// object changed since.
+	if err := c.c.Update(ctx, obj, opts...); err != nil {
+		return KubeError(err, w.what)
+	}
+	if !dry {
+		w.done = true
+	}
+	return nil
+}
+
+// execute validates the plan with a server-side dry-run (when asked), then writes the
+// board and the rows (concurrently). When a write fails, everything written is
+// restored and one error says what failed and that nothing was left half-done.
+func (c *Client) execute(ctx context.Context, p *plan, validate bool) error {
+	if validate {
+		if err := c.dryRun(ctx, p); err != nil {
+			return err
+		}
+	}
+	err := c.writeAll(ctx, p)
+	if err == nil {
+		return nil
+	}
+	if rbErr := c.rollback(p); rbErr != nil {
+		ae := apierr.As(err)
+		return apierr.New(ae.Status, ae.Code, "%s; restoring what was already written failed too, fix by hand: %v", ae.Message, rbErr)
+	}
+	ae := *apierr.As(err)
+	if written(p) > 0 {
+		ae.Message += "; what had been written was restored, nothing changed"
+	} else {
+		ae.Message += "; nothing was written"
+	}
+	return &ae
+}
+
+func written(p *plan) int {
+	n := 0
+	if p.board != nil && p.board.done {
+		n++
+	}
+	for _, w := range p.rows {
+		if w.done {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *Client) writeAll(ctx context.Context, p *plan) error {
+	if p.board != nil {
+		if err := c.send(ctx, p.board, false); err != nil {
+			return err
+		}
+	}
+	if p.beforeRows != nil && p.board != nil {
+		p.beforeRows(p.board.obj)
+	}
+	errs := parallel(ctx, c.workers, len(p.rows), func(ctx context.Context, i int) error {
+		return c.send(ctx, p.rows[i], false)
+	})
+	err, n := firstError(errs)
+	if err != nil && n > 1 {
+		ae := *apierr.As(err)
+		ae.Message += fmt.Sprintf(" (%d writes failed)", n)
+		return &ae
+	}
+	return err
+}
+
+// rollback undoes the writes that were made: new objects are deleted, updated ones get
+// their old spec back. It runs on a fresh context: the command's may be cancelled.
+func (c *Client) rollback(p *plan) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var failed []string
+	var mu sync.Mutex
+	undo := func(ctx context.Context, w *write) error {
+		if !w.done {
+			return nil
+		}
+		var err error
+		if w.create() {
+			uid := w.obj.GetUID()
+			err = client.IgnoreNotFound(c.c.Delete(ctx, w.obj, client.Preconditions{UID: &uid}))
+		} else {
+			err = c.restore(ctx, w.old)
+		}
+		if err != nil {
+			mu.Lock()
+			failed = append(failed, w.what)
+			mu.Unlock()
+		}
+		return nil
+	}
+	parallel(ctx, c.workers, len(p.rows), func(ctx context.Context, i int) error { return undo(ctx, p.rows[i]) })
+	if p.board != nil {
+		_ = undo(ctx, p.board)
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("could not restore %s", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// restore puts an object's old spec and change time back, retrying on conflicts (the
+// controller may be writing status meanwhile).
+func (c *Client) restore(ctx context.Context, old client.Object) error {
+	for range 5 {
+		cur := old.DeepCopyObject().(client.Object)
+		if err := c.c.Get(ctx, client.ObjectKeyFromObject(old), cur); err != nil {
+			return err
+		}
+		switch o := old.(type) {
+		case *hubv1alpha1.Leaderboard:
+			cur.(*hubv1alpha1.Leaderboard).Spec = *o.Spec.DeepCopy()
+		case *hubv1alpha1.LeaderboardRow:
+			cur.(*hubv1alpha1.LeaderboardRow).Spec = *o.Spec.DeepCopy()
+		}
+		ann := cur.GetAnnotations()
+		if v, ok := old.GetAnnotations()[AnnotationUpdatedAt]; ok {
+			ann[AnnotationUpdatedAt] = v
+		} else {
+			delete(ann, AnnotationUpdatedAt)
+		}
+		cur.SetAnnotations(ann)
+		err := c.c.Update(ctx, cur)
+		if err == nil || !isConflict(err) {
+			return err
+		}
+	}
+	return fmt.Errorf("%s kept changing", old.GetName())
+}
+
+func isConflict(err error) bool { return apierrors.IsConflict(err) }
+
+// ownRow points a new row at its board: spec, label and controller owner reference.
+// blockOwnerDeletion is left unset: it would need update rights on the board's
+// finalizers, which org members writing rows need not have.
+func ownRow(row *hubv1alpha1.LeaderboardRow, lb client.Object) {
+	row.Spec.Leaderboard = lb.GetName()
+	labels := row.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[hubv1alpha1.LabelLeaderboard] = lb.GetName()
+	row.SetLabels(labels)
+	if lb.GetUID() != "" {
+		t := true
+		row.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: hubv1alpha1.GroupVersion.String(), Kind: "Leaderboard",
+			Name: lb.GetName(), UID: lb.GetUID(), Controller: &t,
+		}}
+	}
+}
+
+// newRow builds a row object to create for a board.
+func newRow(lb client.Object, spec hubv1alpha1.LeaderboardRowSpec, now time.Time) *hubv1alpha1.LeaderboardRow {
+	row := &hubv1alpha1.LeaderboardRow{Spec: spec}
+	row.Namespace = lb.GetNamespace()
+	row.GenerateName = lb.GetName() + "-"
+	ownRow(row, lb)
+	touch(row, now)
+	return row
+}
