@@ -1,24 +1,67 @@
 package operator
 
 import (
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"podium.dev/podium/internal/httpapi"
+	"podium.dev/podium/internal/ranking"
 )
 
+// setupHTTP mounts the public read and every capability's routes on the HTTP server and
+// adds it to the manager. It runs last: the other steps filled c.Routes.
 func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 	if o.HTTPAddr == "" && o.HTTPListener == nil {
 		return nil
+	}
+	log := mgr.GetLogger().WithName("http")
+	var ready []func() bool
+	var ranks httpapi.Ranks
+	if c.Ranking != nil {
+		ready = append(ready, c.Ranking.HasSynced)
+		ranks = registryRanks{c.Ranking}
 	}
 	srv := httpapi.New(httpapi.Options{
 		Addr:        o.HTTPAddr,
 		Listener:    o.HTTPListener,
 		Reviewer:    c.Reviewer,
 		WaitForSync: mgr.GetCache().WaitForCacheSync,
-		Log:         mgr.GetLogger().WithName("http"),
+		Ready:       ready,
+		Log:         log,
 	})
+	srv.Handle("POST "+httpapi.ReadPath, httpapi.NewRead(httpapi.ReadOptions{
+		Cache:    mgr.GetCache(),
+		Ranks:    ranks,
+		Reviewer: c.Reviewer,
+		Log:      log,
+	}))
+	srv.Handle("OPTIONS "+httpapi.ReadPath, http.HandlerFunc(httpapi.Preflight))
 	for pattern, h := range c.Routes {
 		srv.Handle(pattern, h)
 	}
 	return mgr.Add(srv)
+}
+
+// registryRanks shows the ranking registry to the read handler.
+type registryRanks struct{ r *ranking.Registry }
+
+func (a registryRanks) Board(uid types.UID) httpapi.RankedBoard {
+	b := a.r.Board(uid)
+	if b == nil {
+		return nil
+	}
+	return rankedBoard{b}
+}
+
+type rankedBoard struct{ *ranking.Board }
+
+func (b rankedBoard) Page(offset, limit int) []httpapi.RankedRow {
+	entries := b.Board.Page(offset, limit)
+	rows := make([]httpapi.RankedRow, len(entries))
+	for i, e := range entries {
+		rows[i] = httpapi.RankedRow{Rank: e.Rank, Row: e.Row}
+	}
+	return rows
 }

@@ -1,0 +1,476 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/index"
+)
+
+// Paging of the public read (DECISIONS.md).
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 1000
+)
+
+// AnnotationUpdatedAt, when a writer (the CLI) sets it to an RFC 3339 time, is served as
+// a board's or row's updated_at.
+const AnnotationUpdatedAt = "hub.podium.dev/updated-at"
+
+// ReadPath is the public leaderboard read.
+const ReadPath = "/v1/leaderboard-read"
+
+// Ranks is the ranking index as the read sees it (ranking.Registry behind an adapter).
+type Ranks interface {
+	// Board returns the ranked rows of the board with this UID, or nil when unknown.
+	Board(uid types.UID) RankedBoard
+}
+
+// RankedBoard is one board's rank index.
+type RankedBoard interface {
+	// Len is the number of ranked rows (display and valid).
+	Len() int
+	// Version changes whenever anything served from the board's rows changes.
+	Version() uint64
+	// Page returns up to limit rows from offset, in rank order.
+	Page(offset, limit int) []RankedRow
+}
+
+// RankedRow is a row with its standard competition rank. Row is the shared cached
+// object: read-only.
+type RankedRow struct {
+	Rank int
+	Row  *hubv1alpha1.LeaderboardRow
+}
+
+// ReadOptions configure the read handler.
+type ReadOptions struct {
+	// Cache is the manager's cache, with the field indexes of package index.
+	Cache client.Reader
+	// Ranks is the rank index.
+	Ranks Ranks
+	// Reviewer decides private reads (get leaderboards in the board's namespace).
+	Reviewer authn.Reviewer
+	// CacheBytes bounds the encoded responses kept; 0 means 64 MiB.
+	CacheBytes int64
+	Log        logr.Logger
+}
+
+// Read serves POST /v1/leaderboard-read from the informer cache and the rank index:
+// a public read makes no apiserver call. Encoded pages are kept, keyed by everything
+// that could change them, so a popular page is encoded once per change of its board.
+type Read struct {
+	o     ReadOptions
+	pages *byteCache
+}
+
+// NewRead returns the read handler.
+func NewRead(o ReadOptions) *Read {
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = 64 << 20
+	}
+	return &Read{o: o, pages: newByteCache(o.CacheBytes)}
+}
+
+// readRequest is the body of a read. Pointers tell a missing field from a zero one.
+type readRequest struct {
+	Package       *string `json:"package"`
+	Name          *string `json:"name"`
+	LeaderboardID *string `json:"leaderboard_id"`
+	Page          *int64  `json:"page"`
+	PageSize      *int64  `json:"page_size"`
+}
+
+var (
+	uuidRE    = regexp.MustCompile(hubv1alpha1.UUIDPattern)
+	packageRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$`)
+)
+
+// target is a validated read request.
+type target struct {
+	id         string // lowercase UUID, or ""
+	pkg, name  string
+	page, size int64
+}
+
+func (t target) String() string {
+	if t.id != "" {
+		return t.id
+	}
+	return t.pkg + "/" + t.name
+}
+
+func parseRead(r *http.Request) (target, error) {
+	var req readRequest
+	if err := apierr.DecodeJSON(r, &req); err != nil {
+		return target{}, err
+	}
+	t := target{page: 1, size: DefaultPageSize}
+	switch {
+	case req.LeaderboardID != nil && (req.Package != nil || req.Name != nil):
+		return t, apierr.BadRequest("leaderboard_id", "give either leaderboard_id or package and name, not both")
+	case req.LeaderboardID != nil:
+		if !uuidRE.MatchString(*req.LeaderboardID) {
+			return t, apierr.BadRequest("leaderboard_id", "must be a UUID")
+		}
+		t.id = strings.ToLower(*req.LeaderboardID)
+	case req.Package == nil && req.Name == nil:
+		return t, apierr.BadRequest("leaderboard_id", "required: give leaderboard_id, or package and name")
+	case req.Package == nil:
+		return t, apierr.BadRequest("package", "required with name")
+	case req.Name == nil:
+		return t, apierr.BadRequest("name", "required with package")
+	default:
+		if !packageRE.MatchString(*req.Package) {
+			return t, apierr.BadRequest("package", "must be <org>/<dataset>")
+		}
+		if *req.Name == "" {
+			return t, apierr.BadRequest("name", "must not be empty")
+		}
+		t.pkg, t.name = *req.Package, *req.Name
+	}
+	if req.Page != nil {
+		if *req.Page < 1 {
+			return t, apierr.BadRequest("page", "must be at least 1")
+		}
+		t.page = *req.Page
+	}
+	if req.PageSize != nil {
+		if *req.PageSize < 1 || *req.PageSize > MaxPageSize {
+			return t, apierr.BadRequest("page_size", "must be between 1 and %d", MaxPageSize)
+		}
+		t.size = *req.PageSize
+	}
+	return t, nil
+}
+
+// setCORS allows any origin to read, without credentials: a private board is read from
+// a server with a token, never from browser code (SPEC 5.4), so Authorization is not an
+// allowed header.
+func setCORS(h http.Header) {
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "ETag")
+}
+
+// Preflight answers the browser's CORS preflight of the read.
+func Preflight(w http.ResponseWriter, _ *http.Request) {
+	h := w.Header()
+	setCORS(h)
+	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Content-Type, If-None-Match")
+	h.Set("Access-Control-Max-Age", "86400")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// ServeHTTP implements POST /v1/leaderboard-read.
+func (rd *Read) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setCORS(w.Header())
+	t, err := parseRead(r)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	lb, err := rd.find(r.Context(), t)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	var board RankedBoard
+	if rd.o.Ranks != nil {
+		board = rd.o.Ranks.Board(lb.UID)
+	}
+	var version uint64
+	if board != nil {
+		version = board.Version()
+	}
+	// Everything a response depends on: the rows (version), the definition and its
+	// resolved status (resourceVersion) and the page asked for.
+	etag := `"` + string(lb.UID) + "." + strconv.FormatUint(version, 36) + "." + lb.ResourceVersion + "." +
+		strconv.FormatInt(t.page, 10) + "." + strconv.FormatInt(t.size, 10) + `"`
+	h := w.Header()
+	h.Set("ETag", etag)
+	if lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
+		h.Set("Cache-Control", "no-cache")
+	} else {
+		h.Set("Cache-Control", "private, no-cache")
+	}
+	if matchesETag(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	body, ok := rd.pages.get(etag)
+	if !ok {
+		body, err = encodeRead(lb, board, t)
+		if err != nil {
+			rd.o.Log.Error(err, "Encoding a leaderboard read failed", "leaderboard", client.ObjectKeyFromObject(lb))
+			apierr.Write(w, apierr.Internal())
+			return
+		}
+		if board != nil {
+			rd.pages.put(etag, body)
+		}
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// find returns the board the target names, from the cache's field indexes, or the same
+// 404 whether it is missing or private and the caller may not read it.
+func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, error) {
+	notFound := apierr.NotFound("leaderboard %s not found", t)
+	var list hubv1alpha1.LeaderboardList
+	opts := []client.ListOption{client.UnsafeDisableDeepCopy}
+	if t.id != "" {
+		opts = append(opts, client.MatchingFields{index.UID: t.id})
+	} else {
+		org, _, _ := strings.Cut(t.pkg, "/")
+		opts = append(opts, client.InNamespace(org), client.MatchingFields{index.BoardSlug: t.pkg + "/" + t.name})
+	}
+	if err := rd.o.Cache.List(ctx, &list, opts...); err != nil {
+		rd.o.Log.Error(err, "Looking up a leaderboard in the cache failed", "target", t.String())
+		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the leaderboard cannot be read now; try again")
+	}
+	lb := oldest(list.Items)
+	if lb == nil {
+		return nil, notFound
+	}
+	if lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
+		return lb, nil
+	}
+	caller := authn.CallerFrom(ctx)
+	if caller.Anonymous || rd.o.Reviewer == nil {
+		return nil, notFound
+	}
+	ok, err := rd.o.Reviewer.Allowed(ctx, caller, authn.Attributes{
+		Namespace: lb.Namespace, Verb: "get", Resource: "leaderboards", Name: lb.Name,
+	})
+	if err != nil {
+		rd.o.Log.Error(err, "Authorizing a private leaderboard read failed", "user", caller.User)
+		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the read cannot be authorized now; try again")
+	}
+	if !ok {
+		return nil, notFound
+	}
+	return lb, nil
+}
+
+// oldest picks the board a slug names when two objects claim it: the first created,
+// which is the one the leaderboard controller keeps Ready (the other is DuplicateName).
+func oldest(items []hubv1alpha1.Leaderboard) *hubv1alpha1.Leaderboard {
+	var best *hubv1alpha1.Leaderboard
+	for i := range items {
+		lb := &items[i]
+		if best == nil || lb.CreationTimestamp.Before(&best.CreationTimestamp) ||
+			(lb.CreationTimestamp.Equal(&best.CreationTimestamp) && lb.UID < best.UID) {
+			best = lb
+		}
+	}
+	return best
+}
+
+// matchesETag implements If-None-Match: a list of entity tags, weak or strong, or "*".
+func matchesETag(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, part := range strings.Split(header, ",") {
+		part = strings.TrimSpace(part)
+		if part == "*" || strings.TrimPrefix(part, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// Wire shapes of the read (DECISIONS.md: SPEC's snake_case).
+type (
+	readResponse struct {
+		Leaderboard wireBoard  `json:"leaderboard"`
+		Rows        []wireRow  `json:"rows"`
+		Pagination  pagination `json:"pagination"`
+	}
+	pagination struct {
+		Total      int64 `json:"total"`
+		Page       int64 `json:"page"`
+		PageSize   int64 `json:"page_size"`
+		TotalPages int64 `json:"total_pages"`
+	}
+	wireBoard struct {
+		ID                string          `json:"id"`
+		PackageID         string          `json:"package_id"`
+		Package           string          `json:"package"`
+		DatasetVersionIDs []string        `json:"dataset_version_ids"`
+		Name              string          `json:"name"`
+		Title             string          `json:"title"`
+		Description       *string         `json:"description"`
+		MetadataSchema    json.RawMessage `json:"metadata_schema"`
+		MetricsSchema     json.RawMessage `json:"metrics_schema"`
+		Columns           []wireColumn    `json:"columns"`
+		RankBy            []wireRule      `json:"rank_by"`
+		Visibility        string          `json:"visibility"`
+		CreatedAt         string          `json:"created_at"`
+		UpdatedAt         string          `json:"updated_at"`
+	}
+	wireColumn struct {
+		ID              string `json:"id"`
+		Header          string `json:"header"`
+		Accessor        string `json:"accessor"`
+		Type            string `json:"type"`
+		DisplayAccessor string `json:"display_accessor,omitempty"`
+		DisplayType     string `json:"display_type,omitempty"`
+		Align           string `json:"align,omitempty"`
+		Description     string `json:"description,omitempty"`
+		EnableSorting   *bool  `json:"enable_sorting,omitempty"`
+	}
+	wireRule struct {
+		Accessor  string `json:"accessor"`
+		Direction string `json:"direction"`
+		Nulls     string `json:"nulls,omitempty"`
+	}
+	wireRow struct {
+		ID            string          `json:"id"`
+		LeaderboardID string          `json:"leaderboard_id"`
+		Rank          int             `json:"rank"`
+		Metadata      json.RawMessage `json:"metadata"`
+		Metrics       json.RawMessage `json:"metrics"`
+		Status        string          `json:"status"`
+		CreatedAt     string          `json:"created_at"`
+		UpdatedAt     string          `json:"updated_at"`
+		NTrials       int             `json:"n_trials"`
+	}
+)
+
+var emptyObject = json.RawMessage(`{}`)
+
+func rawOrEmpty(b []byte) json.RawMessage {
+	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		return emptyObject
+	}
+	return b
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// updatedAt is the time of the object's last change as far as the cache knows: the
+// annotation hub.podium.dev/updated-at when a writer set it, else its creation. The
+// manager's cache strips managedFields (they would double each row's memory), which is
+// the only other record of write times; docs/http-api.md explains.
+func updatedAt(m *metav1.ObjectMeta) time.Time {
+	if v, ok := m.Annotations[AnnotationUpdatedAt]; ok {
+		if t, err := time.Parse(time.RFC3339, v); err == nil && t.After(m.CreationTimestamp.Time) {
+			return t
+		}
+	}
+	return m.CreationTimestamp.Time
+}
+
+// encodeRead encodes one page of a board.
+func encodeRead(lb *hubv1alpha1.Leaderboard, board RankedBoard, t target) ([]byte, error) {
+	resp := readResponse{Leaderboard: boardWire(lb), Rows: []wireRow{}}
+	var total int64
+	if board != nil {
+		total = int64(board.Len())
+	}
+	resp.Pagination = pagination{Total: total, Page: t.page, PageSize: t.size, TotalPages: (total + t.size - 1) / t.size}
+	// page-1 < total/size keeps the offset arithmetic clear of overflow for huge pages.
+	if board != nil && t.page-1 <= total/t.size {
+		offset := (t.page - 1) * t.size
+		if offset < total {
+			entries := board.Page(int(offset), int(t.size))
+			resp.Rows = make([]wireRow, 0, len(entries))
+			for _, e := range entries {
+				resp.Rows = append(resp.Rows, rowWire(lb, e))
+			}
+		}
+	}
+	return json.Marshal(resp)
+}
+
+func boardWire(lb *hubv1alpha1.Leaderboard) wireBoard {
+	pkg, pkgID := lb.Spec.Package, lb.Spec.PackageID
+	if pkg == "" {
+		pkg = lb.Status.Package
+	}
+	if pkgID == "" {
+		pkgID = lb.Status.PackageID
+	}
+	vis := lb.Spec.Visibility
+	if vis == "" {
+		vis = hubv1alpha1.VisibilityPrivate
+	}
+	b := wireBoard{
+		ID:                string(lb.UID),
+		PackageID:         pkgID,
+		Package:           pkg,
+		DatasetVersionIDs: append([]string{}, lb.Status.DatasetVersionIDs...),
+		Name:              lb.Spec.Name,
+		Title:             lb.Spec.Title,
+		Description:       lb.Spec.Description,
+		MetadataSchema:    emptyObject,
+		MetricsSchema:     emptyObject,
+		Columns:           make([]wireColumn, 0, len(lb.Spec.Columns)),
+		RankBy:            make([]wireRule, 0, len(lb.Spec.RankBy)),
+		Visibility:        string(vis),
+		CreatedAt:         timestamp(lb.CreationTimestamp.Time),
+		UpdatedAt:         timestamp(updatedAt(&lb.ObjectMeta)),
+	}
+	if lb.Spec.MetadataSchema != nil {
+		b.MetadataSchema = rawOrEmpty(lb.Spec.MetadataSchema.Raw)
+	}
+	if lb.Spec.MetricsSchema != nil {
+		b.MetricsSchema = rawOrEmpty(lb.Spec.MetricsSchema.Raw)
+	}
+	for _, c := range lb.Spec.Columns {
+		b.Columns = append(b.Columns, wireColumn{
+			ID: c.ID, Header: c.Header, Accessor: c.Accessor, Type: string(c.Type),
+			DisplayAccessor: c.DisplayAccessor, DisplayType: string(c.DisplayType), Align: string(c.Align),
+			Description: c.Description, EnableSorting: c.EnableSorting,
+		})
+	}
+	for _, rule := range lb.Spec.RankBy {
+		b.RankBy = append(b.RankBy, wireRule{Accessor: rule.Accessor, Direction: string(rule.Direction), Nulls: string(rule.Nulls)})
+	}
+	return b
+}
+
+func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wireRow {
+	row := e.Row
+	status := string(row.Spec.Visibility)
+	if status == "" {
+		status = string(hubv1alpha1.RowDisplay)
+	}
+	w := wireRow{
+		ID:            string(row.UID),
+		LeaderboardID: string(lb.UID),
+		Rank:          e.Rank,
+		Metadata:      emptyObject,
+		Metrics:       emptyObject,
+		Status:        status,
+		CreatedAt:     timestamp(row.CreationTimestamp.Time),
+		UpdatedAt:     timestamp(updatedAt(&row.ObjectMeta)),
+		NTrials:       len(row.Spec.TrialIDs),
+	}
+	if row.Spec.Metadata != nil {
+		w.Metadata = rawOrEmpty(row.Spec.Metadata.Raw)
+	}
+	if row.Spec.Metrics != nil {
+		w.Metrics = rawOrEmpty(row.Spec.Metrics.Raw)
+	}
+	return w
+}

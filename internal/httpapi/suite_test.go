@@ -1,0 +1,259 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/yaml"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/operator"
+	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/testenv"
+)
+
+var (
+	cfg       *rest.Config
+	k8sClient client.Client
+	clientset *kubernetes.Clientset
+	testEnv   *envtest.Environment
+	ctx       context.Context
+	cancel    context.CancelFunc
+	// baseURL is the operator's HTTP API, served by the real manager on 127.0.0.1.
+	baseURL string
+	mgrDone chan struct{}
+)
+
+func TestHTTPAPI(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "HTTP API Suite")
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	ctx, cancel = context.WithCancel(context.Background())
+	var err error
+	testEnv, cfg, err = testenv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(applyOrgRoles(ctx, clientset)).To(Succeed())
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	baseURL = "http://" + ln.Addr().String()
+	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddr: "0", ProbeAddr: "0", HTTPListener: ln})
+	Expect(err).NotTo(HaveOccurred())
+	mgrDone = make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(mgrDone)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	Eventually(func(g Gomega) {
+		resp, err := http.Get(baseURL + "/readyz")
+		g.Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+})
+
+var _ = AfterSuite(func() {
+	cancel()
+	if mgrDone != nil {
+		Eventually(mgrDone).WithTimeout(30 * time.Second).Should(BeClosed())
+	}
+	if testEnv != nil {
+		Expect(testEnv.Stop()).To(Succeed())
+	}
+})
+
+// applyOrgRoles creates the shipped ClusterRoles of config/rbac/org_roles.yaml.
+func applyOrgRoles(ctx context.Context, cs kubernetes.Interface) error {
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "rbac", "org_roles.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, doc := range strings.Split(string(data), "\n---") {
+		var role rbacv1.ClusterRole
+		if err := yaml.UnmarshalStrict([]byte(doc), &role); err != nil {
+			return err
+		}
+		if role.Name == "" {
+			continue
+		}
+		if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newOrg creates a fresh org namespace.
+func newOrg() string {
+	ns := testenv.Namespace("org")
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+// memberToken creates a ServiceAccount in ns bound to role there and returns a token.
+func memberToken(ns, role string) string {
+	_, err := clientset.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "runner"}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	_, err = clientset.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "runner"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "runner", Namespace: ns}},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "runner", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return tr.Status.Token
+}
+
+// newBoard creates a leaderboard "main" of dataset "ds" in ns, ranked by metrics.score desc.
+func newBoard(ns string, vis hubv1alpha1.Visibility) *hubv1alpha1.Leaderboard {
+	lb := &hubv1alpha1.Leaderboard{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "main"},
+		Spec: hubv1alpha1.LeaderboardSpec{
+			Package:    ns + "/ds",
+			Name:       "main",
+			Title:      "Main board",
+			Visibility: vis,
+			Columns: []hubv1alpha1.Column{{
+				ID: "score", Header: "Score", Accessor: "metrics.score", Type: hubv1alpha1.ColumnNumber,
+			}},
+			RankBy: []hubv1alpha1.RankRule{{Accessor: "metrics.score", Direction: hubv1alpha1.Descending}},
+		},
+	}
+	Expect(k8sClient.Create(ctx, lb)).To(Succeed())
+	return lb
+}
+
+// newRow creates a row of board lb with metrics {"score": score}.
+func newRow(lb *hubv1alpha1.Leaderboard, name string, score float64) *hubv1alpha1.LeaderboardRow {
+	m, _ := json.Marshal(map[string]any{"score": score})
+	row := &hubv1alpha1.LeaderboardRow{
+		ObjectMeta: metav1.ObjectMeta{Namespace: lb.Namespace, Name: name},
+		Spec: hubv1alpha1.LeaderboardRowSpec{
+			Leaderboard: lb.Name,
+			Metrics:     &apiextensionsv1.JSON{Raw: m},
+		},
+	}
+	Expect(k8sClient.Create(ctx, row)).To(Succeed())
+	return row
+}
+
+// response is a decoded HTTP answer.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) read() readBody {
+	var b readBody
+	ExpectWithOffset(1, json.Unmarshal(r.body, &b)).To(Succeed(), string(r.body))
+	return b
+}
+
+func (r response) apiError() apiErr {
+	var e struct {
+		Error apiErr `json:"error"`
+	}
+	ExpectWithOffset(1, json.Unmarshal(r.body, &e)).To(Succeed(), string(r.body))
+	return e.Error
+}
+
+type apiErr struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Details []struct {
+		Field string `json:"field"`
+	} `json:"details"`
+}
+
+type readBody struct {
+	Leaderboard map[string]any `json:"leaderboard"`
+	Rows        []struct {
+		ID            string         `json:"id"`
+		LeaderboardID string         `json:"leaderboard_id"`
+		Rank          int            `json:"rank"`
+		Metrics       map[string]any `json:"metrics"`
+		Status        string         `json:"status"`
+		NTrials       int            `json:"n_trials"`
+	} `json:"rows"`
+	Pagination struct {
+		Total      int `json:"total"`
+		Page       int `json:"page"`
+		PageSize   int `json:"page_size"`
+		TotalPages int `json:"total_pages"`
+	} `json:"pagination"`
+}
+
+// do sends one request to the operator's API.
+func do(method, path string, body any, header map[string]string) response {
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		ExpectWithOffset(1, err).NotTo(HaveOccurred())
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, baseURL+path, rd)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	return response{status: resp.StatusCode, header: resp.Header, body: data}
+}
+
+// read posts a leaderboard read; token "" is anonymous.
+func read(body any, token string) response {
+	h := map[string]string{}
+	if token != "" {
+		h["Authorization"] = "Bearer " + token
+	}
+	return do(http.MethodPost, "/v1/leaderboard-read", body, h)
+}
+
+func slugRead(lb *hubv1alpha1.Leaderboard, page, size int) map[string]any {
+	return map[string]any{"package": lb.Spec.Package, "name": lb.Spec.Name, "page": page, "page_size": size}
+}
