@@ -163,8 +163,8 @@ func resolveVersions(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, st *h
 
 // ResolveVersionIDs applies SPEC 2.2's rules to a dataset's current versions: both
 // omitted means every version (oldest first); otherwise the refs ("latest" = the newest
-// version, or a tag) then the ids, in order, without duplicates. An empty result is []
-// so that "no versions" is recorded as such.
+// version, or a tag) then the ids, in order, without duplicates. status.versionsResolved
+// tells "resolved to none" from "not resolved yet".
 func ResolveVersionIDs(refs, ids *[]string, versions []hubv1alpha1.DatasetVersion) ([]string, *problem) {
 	if refs == nil && ids == nil {
 		all := versionsByAge(versions)

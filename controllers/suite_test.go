@@ -3,15 +3,22 @@ package controllers_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"podium.dev/podium/controllers"
+	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
@@ -22,6 +29,10 @@ var (
 	testEnv   *envtest.Environment
 	ctx       context.Context
 	cancel    context.CancelFunc
+	// rankings is the rank index the suite's manager feeds.
+	rankings *ranking.Registry
+	// managerDone closes when the manager has stopped.
+	managerDone chan struct{}
 )
 
 func TestControllers(t *testing.T) {
@@ -38,11 +49,57 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	Expect(err).NotTo(HaveOccurred())
+
+	// The machine is shared: allow the controllers time, never a fixed sleep.
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+
+	mgr, err := newManager(cfg, time.Millisecond*100)
+	Expect(err).NotTo(HaveOccurred())
+	managerDone = make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(managerDone)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	Eventually(rankings.HasSynced).Should(BeTrue())
 })
 
 var _ = AfterSuite(func() {
 	cancel()
+	if managerDone != nil {
+		<-managerDone
+	}
 	if testEnv != nil {
 		Expect(testEnv.Stop()).To(Succeed())
 	}
 })
+
+// newManager builds a manager with the leaderboard controllers and the rank index, as
+// internal/operator's setupLeaderboards does, without the HTTP parts. countDelay is
+// short so that tests see row counts soon.
+func newManager(cfg *rest.Config, countDelay time.Duration) (ctrl.Manager, error) {
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := index.Register(ctx, mgr); err != nil {
+		return nil, err
+	}
+	rankings = ranking.NewRegistry()
+	if err := rankings.Feed(ctx, mgr.GetCache()); err != nil {
+		return nil, err
+	}
+	if err := (&controllers.DatasetReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	if err := (&controllers.LeaderboardReconciler{Client: mgr.GetClient(), CountDelay: countDelay}).SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	return mgr, (&controllers.LeaderboardRowReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+}

@@ -1,7 +1,27 @@
 package operator
 
-import "sigs.k8s.io/controller-runtime/pkg/manager"
+import (
+	"context"
 
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"podium.dev/podium/controllers"
+	"podium.dev/podium/internal/ranking"
+)
+
+// setupLeaderboards creates the rank index, feeds it from the manager's informers, and
+// registers the Dataset, Leaderboard and LeaderboardRow controllers.
 func setupLeaderboards(mgr manager.Manager, o Options, c *components) error {
-	return nil
+	c.Ranking = ranking.NewRegistry()
+	// Feed only registers informer handlers; the informers run with the manager.
+	if err := c.Ranking.Feed(context.Background(), mgr.GetCache()); err != nil {
+		return err
+	}
+	if err := (&controllers.DatasetReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := (&controllers.LeaderboardReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	return (&controllers.LeaderboardRowReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
 }

@@ -1,0 +1,189 @@
+package controllers_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+)
+
+// validity waits until the row's Valid condition has status and reason, and returns
+// the row fresh.
+func validity(r *hubv1alpha1.LeaderboardRow, status metav1.ConditionStatus, reason string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		c := valid(g, r)
+		g.Expect(c.Status).To(Equal(status), c.Message)
+		g.Expect(c.Reason).To(Equal(reason), c.Message)
+	}).Should(Succeed())
+}
+
+var _ = Describe("The LeaderboardRow controller", func() {
+	var ns string
+	var lb *hubv1alpha1.Leaderboard
+	BeforeEach(func() {
+		ns = newNamespace("row")
+		Expect(k8sClient.Create(ctx, dataset(ns, "ds"))).To(Succeed())
+		lb = board(ns, "board", "ds")
+		Expect(k8sClient.Create(ctx, lb)).To(Succeed())
+		readyBoard(lb)
+	})
+
+	It("labels a row, owns it through its board, and validates it without writing spec", func() {
+		good := row(ns, "good", "board", map[string]any{"reward": 0.9, "cost": 3})
+		bad := row(ns, "bad", "board", map[string]any{"reward": "high", "cost": "cheap"})
+		bad.Spec.Metadata = raw(map[string]any{"agent": 7})
+		Expect(k8sClient.Create(ctx, good)).To(Succeed())
+		Expect(k8sClient.Create(ctx, bad)).To(Succeed())
+
+		validity(good, metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid)
+		Expect(good.Status.SchemaGeneration).To(Equal(lb.Generation))
+		Expect(good.Status.InvalidFields).To(BeEmpty())
+
+		validity(bad, metav1.ConditionFalse, hubv1alpha1.ReasonValuesInvalid)
+		Expect(bad.Status.InvalidFields).To(Equal([]hubv1alpha1.FieldError{
+			{Field: "metadata.agent", Message: "must be a string"},
+			{Field: "metrics.cost", Message: "must be a number"},
+			{Field: "metrics.reward", Message: "must be a number"},
+		}))
+		Expect(valid(Default, bad).Message).To(ContainSubstring("metrics.reward: must be a number"))
+
+		for _, r := range []*hubv1alpha1.LeaderboardRow{good, bad} {
+			Eventually(func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+				g.Expect(r.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelLeaderboard, "board"))
+				g.Expect(r.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelID, string(r.UID)))
+				owner := metav1.GetControllerOf(r)
+				g.Expect(owner).NotTo(BeNil())
+				g.Expect(owner.UID).To(Equal(lb.UID))
+				g.Expect(owner.Kind).To(Equal("Leaderboard"))
+				g.Expect(owner.BlockOwnerDeletion).To(Equal(ptr.To(true)))
+			}).Should(Succeed())
+			Expect(r.Generation).To(Equal(int64(1)), "spec was never written")
+		}
+
+		By("counting the rows on the board and ranking only the valid one")
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lb), lb)).To(Succeed())
+			g.Expect(lb.Status.Rows).To(Equal(int32(2)))
+			g.Expect(lb.Status.RankedRows).To(Equal(int32(1)))
+			b := rankings.Board(lb.UID)
+			g.Expect(b).NotTo(BeNil())
+			g.Expect(b.Len()).To(Equal(1))
+		}).Should(Succeed())
+
+		By("hiding the valid row, which leaves the ranking")
+		hidden := good.DeepCopy()
+		hidden.Spec.Visibility = hubv1alpha1.RowHide
+		Expect(k8sClient.Patch(ctx, hidden, client.MergeFrom(good))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lb), lb)).To(Succeed())
+			g.Expect(lb.Status.Rows).To(Equal(int32(2)))
+			g.Expect(lb.Status.RankedRows).To(Equal(int32(0)))
+		}).Should(Succeed())
+	})
+
+	It("re-validates every row when the board's schemas change", func() {
+		numeric := row(ns, "numeric", "board", map[string]any{"reward": 0.5})
+		textual := row(ns, "textual", "board", map[string]any{"reward": "0.5"})
+		Expect(k8sClient.Create(ctx, numeric)).To(Succeed())
+		Expect(k8sClient.Create(ctx, textual)).To(Succeed())
+		validity(numeric, metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid)
+		validity(textual, metav1.ConditionFalse, hubv1alpha1.ReasonValuesInvalid)
+
+		changed := lb.DeepCopy()
+		changed.Spec.MetricsSchema = raw(map[string]any{"type": "object", "required": []string{"reward"}, "properties": map[string]any{
+			"reward": map[string]any{"type": "string"}, "cost": map[string]any{"type": "number"}}})
+		Expect(k8sClient.Patch(ctx, changed, client.MergeFrom(lb))).To(Succeed())
+		Expect(changed.Generation).To(Equal(lb.Generation + 1))
+
+		validity(numeric, metav1.ConditionFalse, hubv1alpha1.ReasonValuesInvalid)
+		Expect(numeric.Status.InvalidFields).To(Equal([]hubv1alpha1.FieldError{{Field: "metrics.reward", Message: "must be a string"}}))
+		Expect(numeric.Status.SchemaGeneration).To(Equal(changed.Generation))
+		validity(textual, metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid)
+		Expect(textual.Status.SchemaGeneration).To(Equal(changed.Generation))
+	})
+
+	It("re-validates a row whose values change", func() {
+		r := row(ns, "fixable", "board", map[string]any{"reward": "n/a"})
+		Expect(k8sClient.Create(ctx, r)).To(Succeed())
+		validity(r, metav1.ConditionFalse, hubv1alpha1.ReasonValuesInvalid)
+		fixed := r.DeepCopy()
+		fixed.Spec.Metrics = raw(map[string]any{"reward": 0.1})
+		Expect(k8sClient.Patch(ctx, fixed, client.MergeFrom(r))).To(Succeed())
+		validity(r, metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid)
+		Expect(r.Generation).To(Equal(int64(2)))
+	})
+
+	It("keeps a row whose board does not exist waiting, and validates it when the board appears", func() {
+		early := row(ns, "early", "not-yet", map[string]any{"reward": 1})
+		Expect(k8sClient.Create(ctx, early)).To(Succeed())
+		validity(early, metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardWait)
+		Expect(valid(Default, early).Message).To(ContainSubstring(`"not-yet"`))
+		Expect(metav1.GetControllerOf(early)).To(BeNil())
+
+		later := board(ns, "not-yet", "ds")
+		Expect(k8sClient.Create(ctx, later)).To(Succeed())
+		validity(early, metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid)
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(early), early)).To(Succeed())
+			g.Expect(metav1.GetControllerOf(early)).NotTo(BeNil())
+			g.Expect(metav1.GetControllerOf(early).UID).To(Equal(later.UID))
+		}).Should(Succeed())
+	})
+
+	It("goes with its board: owner references let the garbage collector delete the rows", func() {
+		var rows []*hubv1alpha1.LeaderboardRow
+		for _, name := range []string{"r1", "r2", "r3"} {
+			r := row(ns, name, "board", map[string]any{"reward": 1})
+			Expect(k8sClient.Create(ctx, r)).To(Succeed())
+			rows = append(rows, r)
+		}
+		for _, r := range rows {
+			Eventually(func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+				g.Expect(metav1.GetControllerOf(r)).NotTo(BeNil())
+			}).Should(Succeed())
+		}
+		Expect(k8sClient.Delete(ctx, lb)).To(Succeed())
+
+		// envtest runs no garbage collector: do what it does, deleting every row whose
+		// owner reference names the deleted board's UID.
+		list := &hubv1alpha1.LeaderboardRowList{}
+		Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		deleted := 0
+		for i := range list.Items {
+			for _, ref := range list.Items[i].OwnerReferences {
+				if ref.UID == lb.UID {
+					Expect(k8sClient.Delete(ctx, &list.Items[i])).To(Succeed())
+					deleted++
+				}
+			}
+		}
+		Expect(deleted).To(Equal(3))
+		for _, r := range rows {
+			Eventually(func() bool {
+				return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), &hubv1alpha1.LeaderboardRow{}))
+			}).Should(BeTrue())
+		}
+		Eventually(func() bool { return rankings.Board(lb.UID) == nil }).Should(BeTrue())
+	})
+
+	It("reports a board with a broken schema on its rows, without blocking another board's rows", func() {
+		broken := board(ns, "broken", "ds")
+		broken.Spec.MetadataSchema = raw(map[string]any{"type": "array"})
+		Expect(k8sClient.Create(ctx, broken)).To(Succeed())
+		stuck := row(ns, "stuck", "broken", map[string]any{"reward": 1})
+		fine := row(ns, "fine", "board", map[string]any{"reward": 1})
+		Expect(k8sClient.Create(ctx, stuck)).To(Succeed())
+		Expect(k8sClient.Create(ctx, fine)).To(Succeed())
+		validity(stuck, metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardUnfit)
+		Expect(valid(Default, stuck).Message).To(ContainSubstring(`metadataSchema.type: must be "object"`))
+		validity(fine, metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid)
+		notReady(broken, hubv1alpha1.ReasonInvalidSchema, "metadataSchema.type")
+	})
+})
