@@ -1,0 +1,205 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/schema"
+)
+
+func version(id, tag string, day int) hubv1alpha1.DatasetVersion {
+	return hubv1alpha1.DatasetVersion{ID: id, Tag: tag, CreatedAt: metav1.NewTime(time.Date(2026, 1, 1+day, 0, 0, 0, 0, time.UTC))}
+}
+
+func TestResolveVersionIDs(t *testing.T) {
+	versions := []hubv1alpha1.DatasetVersion{version("b", "1.1", 1), version("a", "1.0", 0), version("c", "2.0", 2)}
+	refs := func(r ...string) *[]string { return &r }
+	tests := []struct {
+		name       string
+		refs, ids  *[]string
+		versions   []hubv1alpha1.DatasetVersion
+		want       []string
+		wantReason string
+	}{
+		{name: "rule 1: both omitted is every version, oldest first", versions: versions, want: []string{"a", "b", "c"}},
+		{name: "rule 1 without versions", want: []string{}},
+		{name: "rule 2: both empty is none", refs: refs(), ids: refs(), versions: versions, want: []string{}},
+		{name: "refs only", refs: refs("2.0", "1.0"), versions: versions, want: []string{"c", "a"}},
+		{name: "latest is the newest", refs: refs("latest"), versions: versions, want: []string{"c"}},
+		{name: "refs then ids without duplicates", refs: refs("latest", "1.1"), ids: refs("C", "a"), versions: versions, want: []string{"c", "b", "a"}},
+		{name: "ids only", ids: refs("b"), versions: versions, want: []string{"b"}},
+		{name: "latest of no versions", refs: refs("latest"), wantReason: hubv1alpha1.ReasonVersionNotFound},
+		{name: "unknown tag", refs: refs("9.9"), versions: versions, wantReason: hubv1alpha1.ReasonVersionNotFound},
+		{name: "unknown id", ids: refs("z"), versions: versions, wantReason: hubv1alpha1.ReasonVersionNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, p := ResolveVersionIDs(tt.refs, tt.ids, tt.versions)
+			reason := ""
+			if p != nil {
+				reason = p.reason
+			}
+			if diff := cmp.Diff(tt.wantReason, reason); diff != "" {
+				t.Fatalf("reason (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ids (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLatestVersionTieBreaksByID(t *testing.T) {
+	v := []hubv1alpha1.DatasetVersion{version("b", "x", 3), version("a", "y", 3), version("c", "z", 1)}
+	if got := LatestVersion(v).ID; got != "b" {
+		t.Errorf("LatestVersion = %q, want b", got)
+	}
+	if LatestVersion(nil) != nil {
+		t.Error("LatestVersion(nil) != nil")
+	}
+}
+
+func TestUndeclaredAccessors(t *testing.T) {
+	meta, _ := schema.Parse([]byte(`{"properties":{"agent":{"type":"string"}}}`))
+	metrics, _ := schema.Parse([]byte(`{"type":"object"}`))
+	lb := &hubv1alpha1.Leaderboard{Spec: hubv1alpha1.LeaderboardSpec{
+		Columns: []hubv1alpha1.Column{
+			{ID: "agent", Accessor: "metadata.agent", DisplayAccessor: "metadata.agent_url"},
+			{ID: "model", Accessor: "metadata.model"},
+			{ID: "reward", Accessor: "metrics.reward"},
+		},
+		RankBy: []hubv1alpha1.RankRule{{Accessor: "metrics.reward"}, {Accessor: "metadata.date"}},
+	}}
+	got := undeclaredAccessors(lb, meta, metrics)
+	want := []string{`columns[agent].displayAccessor "metadata.agent_url"`, `columns[model].accessor "metadata.model"`, `rankBy[1].accessor "metadata.date"`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestBoardStatusReasons(t *testing.T) {
+	ds := &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "ds", UID: "ds-uid"}, Spec: hubv1alpha1.DatasetSpec{
+		Versions: []hubv1alpha1.DatasetVersion{version("a", "1.0", 0)}}}
+	base := func() *hubv1alpha1.Leaderboard {
+		return &hubv1alpha1.Leaderboard{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "lb", UID: "lb-uid", Generation: 3, CreationTimestamp: metav1.NewTime(time.Unix(100, 0))},
+			Spec:       hubv1alpha1.LeaderboardSpec{Package: "org/ds", Name: "main", Title: "Main"},
+		}
+	}
+	older := *base()
+	older.Name, older.UID, older.CreationTimestamp = "old", "old-uid", metav1.NewTime(time.Unix(50, 0))
+	tests := []struct {
+		name    string
+		mutate  func(*hubv1alpha1.Leaderboard)
+		facts   boardFacts
+		reason  string
+		message string
+	}{
+		{"ready", nil, boardFacts{dataset: ds, rows: 3, ranked: 2}, hubv1alpha1.ReasonReady, "leaderboard is ready with 1 dataset versions"},
+		{"dataset missing", nil, boardFacts{}, hubv1alpha1.ReasonDatasetNotFound, `package: dataset "org/ds" does not exist`},
+		{"dataset elsewhere", nil, boardFacts{datasetElsewhere: &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "ds"}}},
+			hubv1alpha1.ReasonPackageWrongOrg, `dataset other/ds belongs to another organization: a leaderboard must live in its dataset's namespace "other"`},
+		{"older namesake", nil, boardFacts{dataset: ds, sameName: []hubv1alpha1.Leaderboard{*base(), older}},
+			hubv1alpha1.ReasonDuplicateName, `name: leaderboard "main" (object old) of package org/ds already has this name`},
+		{"invalid schema first, then the rest", func(lb *hubv1alpha1.Leaderboard) {
+			lb.Spec.MetricsSchema = &apiextensionsv1.JSON{Raw: []byte(`{"type":"string"}`)}
+		}, boardFacts{}, hubv1alpha1.ReasonInvalidSchema,
+			`metricsSchema.type: must be "object" (a row's values are an object), got string; package: dataset "org/ds" does not exist`},
+		{"unknown version", func(lb *hubv1alpha1.Leaderboard) { lb.Spec.DatasetVersionRefs = &[]string{"2.0"} },
+			boardFacts{dataset: ds}, hubv1alpha1.ReasonVersionNotFound, `no such dataset version: datasetVersionRefs[0] "2.0"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lb := base()
+			if tt.mutate != nil {
+				tt.mutate(lb)
+			}
+			st := boardStatus(lb, tt.facts)
+			c := st.Conditions[0]
+			if diff := cmp.Diff([]string{tt.reason, tt.message}, []string{c.Reason, c.Message}); diff != "" {
+				t.Errorf("reason, message (-want +got):\n%s", diff)
+			}
+			if st.ObservedGeneration != 3 || c.ObservedGeneration != 3 {
+				t.Errorf("observedGeneration = %d/%d, want 3", st.ObservedGeneration, c.ObservedGeneration)
+			}
+			if st.Rows != tt.facts.rows || st.RankedRows != tt.facts.ranked {
+				t.Errorf("counts = %d/%d, want %d/%d", st.Rows, st.RankedRows, tt.facts.rows, tt.facts.ranked)
+			}
+		})
+	}
+}
+
+func TestBoardStatusResolvesOnce(t *testing.T) {
+	ds := &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "ds", UID: "ds-uid"}, Spec: hubv1alpha1.DatasetSpec{
+		Versions: []hubv1alpha1.DatasetVersion{version("a", "1.0", 0)}}}
+	lb := &hubv1alpha1.Leaderboard{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "lb", UID: "lb-uid"},
+		Spec:       hubv1alpha1.LeaderboardSpec{Package: "org/ds", Name: "main", Title: "Main"},
+	}
+	lb.Status = boardStatus(lb, boardFacts{dataset: ds})
+	ds.Spec.Versions = append(ds.Spec.Versions, version("b", "2.0", 1))
+	if got := boardStatus(lb, boardFacts{dataset: ds}).DatasetVersionIDs; !cmp.Equal(got, []string{"a"}) {
+		t.Errorf("a later version was added: %v", got)
+	}
+	lb.Spec.DatasetVersionRefs = &[]string{"latest"}
+	if got := boardStatus(lb, boardFacts{dataset: ds}).DatasetVersionIDs; !cmp.Equal(got, []string{"b"}) {
+		t.Errorf("changed refs were not resolved again: %v", got)
+	}
+	lb.Spec.DatasetVersionRefs = &[]string{"nope"}
+	st := boardStatus(lb, boardFacts{dataset: ds})
+	if !cmp.Equal(st.DatasetVersionIDs, []string{"a"}) || st.ResolvedFrom != lb.Status.ResolvedFrom {
+		t.Errorf("a failed resolution changed the stored one: %v from %s", st.DatasetVersionIDs, st.ResolvedFrom)
+	}
+}
+
+func TestRowStatus(t *testing.T) {
+	lb := &hubv1alpha1.Leaderboard{ObjectMeta: metav1.ObjectMeta{Name: "lb", Generation: 4}, Spec: hubv1alpha1.LeaderboardSpec{
+		MetricsSchema: &apiextensionsv1.JSON{Raw: []byte(`{"properties":{"reward":{"type":"number"}}}`)}}}
+	many := `{`
+	for i := range 150 {
+		if i > 0 {
+			many += ","
+		}
+		many += `"k` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `":1`
+	}
+	many += `}`
+	strict := lb.DeepCopy()
+	strict.Spec.MetadataSchema = &apiextensionsv1.JSON{Raw: []byte(`{"additionalProperties":false}`)}
+	tests := []struct {
+		name    string
+		lb      *hubv1alpha1.Leaderboard
+		metrics string
+		meta    string
+		reason  string
+		fields  int
+		schema  int64
+	}{
+		{"valid", lb, `{"reward":1}`, ``, hubv1alpha1.ReasonValuesValid, 0, 4},
+		{"invalid", lb, `{"reward":"x"}`, ``, hubv1alpha1.ReasonValuesInvalid, 1, 4},
+		{"no board", nil, `{"reward":1}`, ``, hubv1alpha1.ReasonLeaderboardWait, 0, 0},
+		{"invalid fields are capped", strict, `{}`, many, hubv1alpha1.ReasonValuesInvalid, maxInvalidFields, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &hubv1alpha1.LeaderboardRow{ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "r", Generation: 2}, Spec: hubv1alpha1.LeaderboardRowSpec{
+				Leaderboard: "lb", Metrics: &apiextensionsv1.JSON{Raw: []byte(tt.metrics)}}}
+			if tt.meta != "" {
+				r.Spec.Metadata = &apiextensionsv1.JSON{Raw: []byte(tt.meta)}
+			}
+			st := rowStatus(r, tt.lb)
+			c := st.Conditions[0]
+			if c.Reason != tt.reason || len(st.InvalidFields) != tt.fields || st.SchemaGeneration != tt.schema || c.ObservedGeneration != 2 || st.ObservedGeneration != 2 {
+				t.Errorf("got reason %s, %d invalid fields, schemaGeneration %d, observed %d/%d; want %s, %d, %d, 2",
+					c.Reason, len(st.InvalidFields), st.SchemaGeneration, c.ObservedGeneration, st.ObservedGeneration, tt.reason, tt.fields, tt.schema)
+			}
+			if len(c.Message) > 4096 {
+				t.Errorf("message of %d bytes", len(c.Message))
+			}
+		})
+	}
+}
