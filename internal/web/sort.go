@@ -1,0 +1,114 @@
+package web
+
+import (
+	"container/list"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+)
+
+// MaxSortRows is the largest board the pages sort by a column other than rank. The
+// rank index keeps one order per board; any other order is a sort of every ranked
+// row (O(n log n) with a JSON decode per row) done on the request that first asks for
+// it and kept for the next pages until the board changes. Above this size the page
+// offers no column sorting and shows rank order, so a reader cannot make the operator
+// sort 100,000 rows per click.
+const MaxSortRows = 20000
+
+// sortCacheSize bounds the sorted orders kept (each holds one pointer pair per row).
+const sortCacheSize = 8
+
+// Entry is one ranked row: its competition rank on the board and the shared cached
+// object (read-only).
+type Entry struct {
+	Rank int
+	Row  *hubv1alpha1.LeaderboardRow
+}
+
+// Ranked is a board's rank index (the ranking package's Board).
+type Ranked interface {
+	// Len is the number of ranked rows.
+	Len() int
+	// Version changes whenever what is served from the board changes.
+	Version() uint64
+	// Page returns rows in rank order.
+	Page(offset, limit int) []Entry
+}
+
+// SortFunc orders rows by ranking rules, with the rank index's comparison of values
+// (nulls last unless asked, booleans as 0/1, strings case-insensitive) and its
+// deterministic order inside ties.
+type SortFunc func(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.LeaderboardRow) []*hubv1alpha1.LeaderboardRow
+
+type sortKey struct {
+	board   types.UID
+	version uint64
+	column  string
+	dir     hubv1alpha1.Direction
+}
+
+// sortCache keeps the few most recently used column orders, keyed by the board's
+// version so that a changed board is sorted again and never served stale.
+type sortCache struct {
+	mu      sync.Mutex
+	entries map[sortKey]*list.Element
+	lru     *list.List
+}
+
+type sortCacheItem struct {
+	key    sortKey
+	sorted []Entry
+}
+
+func newSortCache() *sortCache {
+	return &sortCache{entries: map[sortKey]*list.Element{}, lru: list.New()}
+}
+
+func (c *sortCache) get(k sortKey) ([]Entry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[k]
+	if !ok {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*sortCacheItem).sorted, true
+}
+
+func (c *sortCache) put(k sortKey, sorted []Entry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[k]; ok {
+		el.Value.(*sortCacheItem).sorted = sorted
+		c.lru.MoveToFront(el)
+		return
+	}
+	c.entries[k] = c.lru.PushFront(&sortCacheItem{key: k, sorted: sorted})
+	for c.lru.Len() > sortCacheSize {
+		oldest := c.lru.Back()
+		c.lru.Remove(oldest)
+		delete(c.entries, oldest.Value.(*sortCacheItem).key)
+	}
+}
+
+// sortByColumn returns every ranked row ordered by the column's accessor (its sort
+// value, not the display accessor), ties broken by the board's own rules and so by
+// rank; each entry keeps its rank on the board.
+func sortByColumn(sortFn SortFunc, ranked Ranked, board *hubv1alpha1.Leaderboard, col hubv1alpha1.Column, dir hubv1alpha1.Direction) []Entry {
+	all := ranked.Page(0, ranked.Len())
+	rank := make(map[types.UID]int, len(all))
+	rows := make([]*hubv1alpha1.LeaderboardRow, len(all))
+	for i, e := range all {
+		rank[e.Row.UID] = e.Rank
+		rows[i] = e.Row
+	}
+	rules := append([]hubv1alpha1.RankRule{{Accessor: col.Accessor, Direction: dir}}, board.Spec.RankBy...)
+	sorted := sortFn(rules, rows)
+	out := make([]Entry, len(sorted))
+	for i, r := range sorted {
+		out[i] = Entry{Rank: rank[r.UID], Row: r}
+	}
+	return out
+}

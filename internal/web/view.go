@@ -1,0 +1,229 @@
+package web
+
+import (
+	"net/url"
+	"strconv"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+)
+
+// PageSize is the number of rows on one page of a board, as the JSON read's default.
+const PageSize = 50
+
+// boardPage is what the board template shows.
+type boardPage struct {
+	Title       string
+	Description string
+	Private     bool
+	Org         string
+	Dataset     string
+	Name        string
+	Versions    []versionView
+	Columns     []columnView
+	Rows        []rowView
+
+	Total      int
+	Page       int
+	TotalPages int
+	FirstRow   int
+	LastRow    int
+	PrevURL    string
+	NextURL    string
+	FirstURL   string
+	LastURL    string
+
+	// SortedBy is the header of the column the rows are sorted by, "" in rank order.
+	SortedBy   string
+	SortDir    string
+	ResetURL   string
+	SortNotice string
+}
+
+type versionView struct {
+	ID  string
+	Tag string
+}
+
+type columnView struct {
+	ID          string
+	Header      string
+	Description string
+	Align       string
+	// SortURL is the link that sorts by the column, "" when it is not sortable.
+	SortURL string
+	// AriaSort is "ascending" or "descending" on the column the rows are sorted by.
+	AriaSort string
+}
+
+type rowView struct {
+	Rank  int
+	Cells []cellView
+}
+
+type cellView struct {
+	Cell
+	Align string
+}
+
+// query is a board page's parsed query: ?page=N&sort=<column id>&dir=asc|desc.
+type query struct {
+	Page int
+	Sort string
+	Dir  hubv1alpha1.Direction
+}
+
+// queryError names the query parameter a reader got wrong.
+type queryError struct {
+	Param   string
+	Message string
+}
+
+func (e *queryError) Error() string { return e.Param + ": " + e.Message }
+
+// parseQuery checks a board page's query against the board's columns: page from 1,
+// sort only by a column with enableSorting, dir asc or desc (default depends on the
+// column type: numbers, booleans and dates start with the highest).
+func parseQuery(v url.Values, columns []hubv1alpha1.Column) (query, error) {
+	q := query{Page: 1}
+	if s := v.Get("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return q, &queryError{"page", "must be a whole number from 1"}
+		}
+		q.Page = n
+	}
+	q.Sort = v.Get("sort")
+	dir := v.Get("dir")
+	if q.Sort == "" {
+		if dir != "" {
+			return q, &queryError{"dir", "needs sort"}
+		}
+		return q, nil
+	}
+	col, ok := findColumn(columns, q.Sort)
+	if !ok {
+		return q, &queryError{"sort", "no column has this id"}
+	}
+	if !sortable(col) {
+		return q, &queryError{"sort", "this column cannot be sorted"}
+	}
+	switch dir {
+	case "":
+		q.Dir = defaultDir(col)
+	case string(hubv1alpha1.Ascending), string(hubv1alpha1.Descending):
+		q.Dir = hubv1alpha1.Direction(dir)
+	default:
+		return q, &queryError{"dir", "must be asc or desc"}
+	}
+	return q, nil
+}
+
+func findColumn(columns []hubv1alpha1.Column, id string) (hubv1alpha1.Column, bool) {
+	for _, c := range columns {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return hubv1alpha1.Column{}, false
+}
+
+func sortable(c hubv1alpha1.Column) bool { return c.EnableSorting != nil && *c.EnableSorting }
+
+func defaultDir(c hubv1alpha1.Column) hubv1alpha1.Direction {
+	switch c.Type {
+	case hubv1alpha1.ColumnNumber, hubv1alpha1.ColumnBoolean, hubv1alpha1.ColumnDate:
+		return hubv1alpha1.Descending
+	}
+	return hubv1alpha1.Ascending
+}
+
+// pageURL is the relative link to a page of the board in the given order.
+func pageURL(page int, sort string, dir hubv1alpha1.Direction) string {
+	v := url.Values{}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	if sort != "" {
+		v.Set("sort", sort)
+		v.Set("dir", string(dir))
+	}
+	if len(v) == 0 {
+		return "?"
+	}
+	return "?" + v.Encode()
+}
+
+// columnViews are the board's headers, each sortable column linking to its order:
+// the reverse of the current one on the sorted column, its default on the others.
+func columnViews(columns []hubv1alpha1.Column, q query, canSort bool) []columnView {
+	out := make([]columnView, 0, len(columns))
+	for _, c := range columns {
+		cv := columnView{ID: c.ID, Header: c.Header, Description: c.Description, Align: align(c)}
+		if canSort && sortable(c) {
+			dir := defaultDir(c)
+			if q.Sort == c.ID {
+				cv.AriaSort = "ascending"
+				dir = hubv1alpha1.Descending
+				if q.Dir == hubv1alpha1.Descending {
+					cv.AriaSort = "descending"
+					dir = hubv1alpha1.Ascending
+				}
+			}
+			cv.SortURL = pageURL(1, c.ID, dir)
+		}
+		out = append(out, cv)
+	}
+	return out
+}
+
+// align is a column's alignment; numbers default to the right, like in a spreadsheet.
+func align(c hubv1alpha1.Column) string {
+	if c.Align != "" {
+		return string(c.Align)
+	}
+	t := c.Type
+	if c.DisplayType != "" {
+		t = c.DisplayType
+	}
+	if t == hubv1alpha1.ColumnNumber {
+		return "right"
+	}
+	return "left"
+}
+
+// rowViews formats the cells of one page of entries.
+func rowViews(columns []hubv1alpha1.Column, entries []Entry) []rowView {
+	aligns := make([]string, len(columns))
+	for i, c := range columns {
+		aligns[i] = align(c)
+	}
+	rows := make([]rowView, 0, len(entries))
+	for _, e := range entries {
+		values := decodeRow(e.Row)
+		cells := make([]cellView, len(columns))
+		for i, c := range columns {
+			cells[i] = cellView{Cell: formatCell(c, values), Align: aligns[i]}
+		}
+		rows = append(rows, rowView{Rank: e.Rank, Cells: cells})
+	}
+	return rows
+}
+
+// paginate fills the paging fields for a board of total rows.
+func (p *boardPage) paginate(total int, q query) {
+	p.Total, p.Page = total, q.Page
+	p.TotalPages = (total + PageSize - 1) / PageSize
+	if len(p.Rows) > 0 {
+		p.FirstRow = (q.Page-1)*PageSize + 1
+		p.LastRow = p.FirstRow + len(p.Rows) - 1
+	}
+	if q.Page > 1 {
+		prev := min(q.Page-1, max(p.TotalPages, 1))
+		p.PrevURL = pageURL(prev, q.Sort, q.Dir)
+		p.FirstURL = pageURL(1, q.Sort, q.Dir)
+	}
+	if q.Page < p.TotalPages {
+		p.NextURL = pageURL(q.Page+1, q.Sort, q.Dir)
+		p.LastURL = pageURL(p.TotalPages, q.Sort, q.Dir)
+	}
+}

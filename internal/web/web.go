@@ -1,0 +1,341 @@
+// Package web serves Podium's public leaderboard pages: an index of public boards and
+// one HTML page per board, read from the manager's cache and the rank index with the
+// same authorization as the JSON read. Pages need no JavaScript: sorting and paging are
+// links, so the Content-Security-Policy allows no script at all.
+package web
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/index"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// ContentSecurityPolicy is sent with every page: no script from anywhere, styles and
+// images only from the embedded assets, no framing, no form posts, no <base>. A row's
+// markdown is sanitised anyway; this is the second wall.
+const ContentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'none'; " +
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// Options are what the pages read.
+type Options struct {
+	// Reader reads Leaderboards (with the index.BoardSlug field index) and Datasets,
+	// normally the manager's cache.
+	Reader client.Reader
+	// Ranking returns the rank index of a board by UID, or nil when it has none yet.
+	Ranking func(uid types.UID) Ranked
+	// Sort orders rows by rules the way the rank index does (ranking.Sort).
+	Sort SortFunc
+	// Reviewer decides whether an authenticated caller may read a private board.
+	Reviewer authn.Reviewer
+	// Log receives failures (never a row's content or a token).
+	Log logr.Logger
+}
+
+// Pages serves the leaderboard pages.
+type Pages struct {
+	o      Options
+	tmpl   *template.Template
+	sorted *sortCache
+}
+
+// New parses the embedded templates.
+func New(o Options) (*Pages, error) {
+	if o.Reader == nil || o.Ranking == nil || o.Sort == nil || o.Reviewer == nil {
+		return nil, errors.New("web: Reader, Ranking, Sort and Reviewer are required")
+	}
+	tmpl, err := template.New("").Funcs(template.FuncMap{"add": func(a, b int) int { return a + b }}).
+		ParseFS(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	return &Pages{o: o, tmpl: tmpl, sorted: newSortCache()}, nil
+}
+
+// Routes are the pages' handlers by ServeMux pattern.
+func (p *Pages) Routes() map[string]http.Handler {
+	assets, _ := fs.Sub(assetFS, "assets")
+	return map[string]http.Handler{
+		"GET /leaderboards":                        http.HandlerFunc(p.serveIndex),
+		"GET /leaderboards/{$}":                    http.RedirectHandler("/leaderboards", http.StatusMovedPermanently),
+		"GET /leaderboards/{org}/{dataset}/{name}": http.HandlerFunc(p.serveBoard),
+		"GET /assets/{file}":                       serveAssets(assets),
+	}
+}
+
+func serveAssets(assets fs.FS) http.Handler {
+	files := http.FileServerFS(assets)
+	return http.StripPrefix("/assets/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		files.ServeHTTP(w, r)
+	}))
+}
+
+// errorPage is the content of an error page.
+type errorPage struct {
+	Status  int
+	Heading string
+	Message string
+}
+
+// notFound is the page of a missing board and of a private board the caller may not
+// read: the same bytes, so that a private board's existence does not leak.
+var notFound = errorPage{
+	Status:  http.StatusNotFound,
+	Heading: "Leaderboard not found",
+	Message: "There is no leaderboard at this address that you can see.",
+}
+
+func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	org, dataset, name := r.PathValue("org"), r.PathValue("dataset"), r.PathValue("name")
+	lb, err := p.findBoard(ctx, org, dataset, name)
+	if err != nil {
+		p.fail(w, r, err, "Reading a leaderboard", "slug", org+"/"+dataset+"/"+name)
+		return
+	}
+	if lb == nil {
+		p.render(w, r, notFound.Status, "error", notFound, false)
+		return
+	}
+	private := lb.Spec.Visibility != hubv1alpha1.VisibilityPublic
+	if private {
+		ok, err := p.mayRead(ctx, lb)
+		if err != nil {
+			p.fail(w, r, err, "Authorizing a private leaderboard read", "leaderboard", client.ObjectKeyFromObject(lb))
+			return
+		}
+		if !ok {
+			p.render(w, r, notFound.Status, "error", notFound, false)
+			return
+		}
+	}
+	// The query is checked only now: a 400 for a private board would tell an outsider
+	// it exists.
+	q, err := parseQuery(r.URL.Query(), lb.Spec.Columns)
+	if err != nil {
+		p.render(w, r, http.StatusBadRequest, "error", errorPage{
+			Status: http.StatusBadRequest, Heading: "Bad request", Message: err.Error(),
+		}, private)
+		return
+	}
+	page := p.boardPage(ctx, lb, q)
+	page.Org, page.Dataset, page.Name = org, dataset, name
+	p.render(w, r, http.StatusOK, "board", page, private)
+}
+
+// boardPage builds the page of a readable board.
+func (p *Pages) boardPage(ctx context.Context, lb *hubv1alpha1.Leaderboard, q query) *boardPage {
+	page := &boardPage{Title: lb.Spec.Title, Private: lb.Spec.Visibility != hubv1alpha1.VisibilityPublic}
+	if lb.Spec.Description != nil {
+		page.Description = *lb.Spec.Description
+	}
+	page.Versions = p.versions(ctx, lb)
+
+	ranked := p.o.Ranking(lb.UID)
+	if ranked == nil {
+		ranked = emptyBoard{}
+	}
+	total := ranked.Len()
+	canSort := total <= MaxSortRows
+	offset := (q.Page - 1) * PageSize
+	var entries []Entry
+	switch {
+	case q.Sort != "" && canSort:
+		col, _ := findColumn(lb.Spec.Columns, q.Sort)
+		key := sortKey{board: lb.UID, version: ranked.Version(), column: col.ID, dir: q.Dir}
+		all, ok := p.sorted.get(key)
+		if !ok {
+			all = sortByColumn(p.o.Sort, ranked, lb, col, q.Dir)
+			p.sorted.put(key, all)
+		}
+		if offset < len(all) {
+			entries = all[offset:min(offset+PageSize, len(all))]
+		}
+		page.SortedBy, page.SortDir, page.ResetURL = col.Header, string(q.Dir), pageURL(1, "", "")
+	case q.Sort != "":
+		page.SortNotice = "Sorting by a column is available on boards of up to 20,000 rows; these rows are in rank order."
+		q.Sort, q.Dir = "", ""
+		fallthrough
+	default:
+		if offset < total {
+			entries = ranked.Page(offset, PageSize)
+		}
+	}
+	page.Columns = columnViews(lb.Spec.Columns, q, canSort)
+	page.Rows = rowViews(lb.Spec.Columns, entries)
+	page.paginate(total, q)
+	return page
+}
+
+// findBoard returns the board with this slug, or nil. Two objects can claim a slug for
+// a moment; the oldest wins (the one the controller keeps Ready), as in the JSON read.
+func (p *Pages) findBoard(ctx context.Context, org, dataset, name string) (*hubv1alpha1.Leaderboard, error) {
+	var list hubv1alpha1.LeaderboardList
+	if err := p.o.Reader.List(ctx, &list, client.InNamespace(org),
+		client.MatchingFields{index.BoardSlug: org + "/" + dataset + "/" + name}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
+	}
+	var best *hubv1alpha1.Leaderboard
+	for i := range list.Items {
+		lb := &list.Items[i]
+		if best == nil || lb.CreationTimestamp.Before(&best.CreationTimestamp) ||
+			(lb.CreationTimestamp.Equal(&best.CreationTimestamp) && lb.UID < best.UID) {
+			best = lb
+		}
+	}
+	return best, nil
+}
+
+// mayRead is the private read rule of DECISIONS.md: an authenticated caller allowed to
+// `get leaderboards` in the board's namespace. Anonymous callers never are.
+func (p *Pages) mayRead(ctx context.Context, lb *hubv1alpha1.Leaderboard) (bool, error) {
+	caller := authn.CallerFrom(ctx)
+	if caller.Anonymous {
+		return false, nil
+	}
+	return p.o.Reviewer.Allowed(ctx, caller, authn.Attributes{
+		Namespace: lb.Namespace, Verb: "get", Resource: "leaderboards", Name: lb.Name,
+	})
+}
+
+// versions are the board's dataset versions with their tags from the Dataset; a
+// version the Dataset no longer lists is shown by its id.
+func (p *Pages) versions(ctx context.Context, lb *hubv1alpha1.Leaderboard) []versionView {
+	ids := lb.Status.DatasetVersionIDs
+	if len(ids) == 0 {
+		return nil
+	}
+	tags := map[string]string{}
+	pkg := lb.Spec.Package
+	if pkg == "" {
+		pkg = lb.Status.Package
+	}
+	if _, ds, ok := strings.Cut(pkg, "/"); ok {
+		var d hubv1alpha1.Dataset
+		if err := p.o.Reader.Get(ctx, client.ObjectKey{Namespace: lb.Namespace, Name: ds}, &d); err == nil {
+			for _, v := range d.Spec.Versions {
+				tags[v.ID] = v.Tag
+			}
+		}
+	}
+	out := make([]versionView, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, versionView{ID: id, Tag: tags[id]})
+	}
+	return out
+}
+
+// indexPage lists the public boards.
+type indexPage struct {
+	Boards []indexEntry
+}
+
+type indexEntry struct {
+	Title   string
+	Package string
+	Name    string
+	URL     string
+	Rows    int
+}
+
+func (p *Pages) serveIndex(w http.ResponseWriter, r *http.Request) {
+	var list hubv1alpha1.LeaderboardList
+	if err := p.o.Reader.List(r.Context(), &list, client.UnsafeDisableDeepCopy); err != nil {
+		p.fail(w, r, err, "Listing leaderboards")
+		return
+	}
+	page := indexPage{}
+	seen := map[string]bool{}
+	for i := range list.Items {
+		lb := &list.Items[i]
+		slug := index.Slug(lb)
+		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || slug == "" || seen[slug] {
+			continue
+		}
+		// A duplicate slug is listed once: its link opens the board findBoard picks.
+		seen[slug] = true
+		e := indexEntry{Title: lb.Spec.Title, Name: lb.Spec.Name, URL: "/leaderboards/" + slug}
+		e.Package, _, _ = index.SplitSlug(slug)
+		if ranked := p.o.Ranking(lb.UID); ranked != nil {
+			e.Rows = ranked.Len()
+		}
+		page.Boards = append(page.Boards, e)
+	}
+	slices.SortFunc(page.Boards, func(a, b indexEntry) int { return strings.Compare(a.URL, b.URL) })
+	p.render(w, r, http.StatusOK, "index", page, false)
+}
+
+// render writes a page with the security headers. Private content is never stored by
+// caches; public pages are revalidated so a changed board shows at once.
+func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name string, data any, private bool) {
+	var buf bytes.Buffer
+	if err := p.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		p.o.Log.Error(err, "Rendering a page", "template", name, "path", r.URL.Path)
+		status = http.StatusInternalServerError
+		buf.Reset()
+		_ = p.tmpl.ExecuteTemplate(&buf, "error", internalError)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", ContentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Vary", "Authorization")
+	if private {
+		h.Set("Cache-Control", "private, no-store")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// unavailable is the page when the cache or an access review cannot answer, as the
+// JSON read's 503: nothing about the board or the failure is shown.
+var unavailable = errorPage{
+	Status:  http.StatusServiceUnavailable,
+	Heading: "Leaderboards are unavailable",
+	Message: "The leaderboard cannot be read now. Try again in a moment.",
+}
+
+// internalError is the page when a template fails (a bug).
+var internalError = errorPage{
+	Status:  http.StatusInternalServerError,
+	Heading: "Something went wrong",
+	Message: "The page could not be shown.",
+}
+
+// fail logs err and answers 503 without internals.
+func (p *Pages) fail(w http.ResponseWriter, r *http.Request, err error, msg string, kv ...any) {
+	p.o.Log.Error(err, msg, kv...)
+	p.render(w, r, unavailable.Status, "error", unavailable, true)
+}
+
+// emptyBoard stands in for a board the rank index does not know yet.
+type emptyBoard struct{}
+
+func (emptyBoard) Len() int              { return 0 }
+func (emptyBoard) Version() uint64       { return 0 }
+func (emptyBoard) Page(int, int) []Entry { return nil }
