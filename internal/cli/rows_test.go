@@ -161,10 +161,10 @@ var _ = Describe("rows", func() {
 		makeBoard(org, home, "main")
 		slug := org + "/bench/main"
 		for name, content := range map[string]string{
-			"empty.yaml": "rows: []\n",
-			"many.yaml":  rowsYAML(501, func(int) string { return "1" }),
-			"dup.yaml":   "rows:\n  - trial_ids: [" + trialA + "]\n  - trial_ids: [" + trialB + ", " + trialA + "]\n",
-			"ids.yaml":   "rows:\n  - id: " + trialA + "\n",
+			"empty.yaml":  "rows: []\n",
+			"many.yaml":   rowsYAML(501, func(int) string { return "1" }),
+			"dup.yaml":    "rows:\n  - trial_ids: [" + trialA + "]\n  - trial_ids: [" + trialB + ", " + trialA + "]\n",
+			"ids.yaml":    "rows:\n  - id: " + trialA + "\n",
 			"norows.yaml": "row: []\n",
 		} {
 			r := podium(home, "hub", "leaderboard", "row", "create", slug, "--config", write(home, name, content))

@@ -147,7 +147,9 @@ func newOrg(prefix string) (org, home string) {
 	}
 	Expect(k8s.Create(ctx, ds)).To(Succeed())
 	home = GinkgoT().TempDir()
-	DeferCleanup(func() { _ = k8s.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name}}) })
+	DeferCleanup(func() {
+		_ = k8s.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name}})
+	})
 	return ns.Name, home
 }
 
