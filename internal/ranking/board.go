@@ -115,25 +115,27 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 		b.mu.Unlock()
 		return
 	}
-	counts := slices.Clone(b.counts)
 	if old != nil {
-		addKey(counts, old.key, -1)
+		addKey(b.counts, old.key, -1)
 	}
-	addKey(counts, key, 1)
-	if b.flips(counts) {
+	addKey(b.counts, key, 1)
+	if b.flips() {
 		b.rebuild(b.tree.ord.rules, b.rowsWith(row.UID, row))
 		return
 	}
-	n := &node{row: row, key: key}
 	b.mu.Lock()
-	if old != nil {
-		b.tree.remove(old)
+	n := old
+	if n != nil {
+		// Readers only reach nodes under the read lock, so the node can be reused.
+		b.tree.remove(n)
+	} else {
+		n = &node{}
+		b.nodes[row.UID] = n
 	}
+	n.row, n.key = row, key
 	b.tree.insert(n)
 	b.version.Add(1)
 	b.mu.Unlock()
-	b.nodes[row.UID] = n
-	b.counts = counts
 }
 
 // remove takes a row out of the ranking (deleted, hidden or invalid): O(log n).
@@ -142,9 +144,8 @@ func (b *Board) remove(uid types.UID) {
 	if old == nil {
 		return
 	}
-	counts := slices.Clone(b.counts)
-	addKey(counts, old.key, -1)
-	if b.flips(counts) {
+	addKey(b.counts, old.key, -1)
+	if b.flips() {
 		b.rebuild(b.tree.ord.rules, b.rowsWith(uid, nil))
 		return
 	}
@@ -153,7 +154,6 @@ func (b *Board) remove(uid types.UID) {
 	b.version.Add(1)
 	b.mu.Unlock()
 	delete(b.nodes, uid)
-	b.counts = counts
 }
 
 // touch marks a change of the Leaderboard object that leaves the order as it is.
@@ -197,9 +197,10 @@ func (b *Board) rowsWith(uid types.UID, row *hubv1alpha1.LeaderboardRow) []*hubv
 	return out
 }
 
-// flips reports whether counts would change how a rule compares (see order).
-func (b *Board) flips(counts []kindCounts) bool {
-	for i, c := range counts {
+// flips reports whether the counts, updated for a change, say a rule must now compare
+// differently (see order); the change then re-sorts the board.
+func (b *Board) flips() bool {
+	for i, c := range b.counts {
 		if c.mixed() != b.tree.ord.asText[i] {
 			return true
 		}

@@ -1,8 +1,12 @@
 package ranking
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
@@ -110,4 +114,80 @@ func checkOrder(t *testing.T, what string, cmp func(x, y *node) int, nodes []*no
 			}
 		}
 	}
+}
+
+// FuzzLookup checks the in-place JSON scan of keyOf against encoding/json on any
+// well-formed document, and that it never panics on any other.
+func FuzzLookup(f *testing.F) {
+	seeds := []struct{ doc, path string }{
+		{`{"reward": 1}`, "reward"},
+		{`{"a": {"b": {"c": "X"}}}`, "a.b.c"},
+		{`{"a.b": {"c": 2}, "a": {"b.c": 50}}`, "a.b.c"},
+		{`{"a.b": 7, "a": {"b": {"c": 5}}}`, "a.b.c"},
+		{`{"a": 1, "a": {"b": 2}}`, "a.b"},
+		{`{"a": {"b": 2}, "a": 1}`, "a.b"},
+		{` { "k\u00e9y" : "V\u00c4L" , "x" : [ {"y": "]"} ] } `, "kéy"},
+		{`{"n": -0.0, "e": 1E+2, "big": 1e999}`, "big"},
+		{`{"t": true, "f": false, "z": null}`, "t"},
+		{`{"s": "\ud800"}`, "s"},
+		{"{\"s\": \"\xff\"}", "s"},
+		{`{"x": 1} trailing`, "x"},
+		{`[1, 2]`, "0"},
+		{`{"a": {"b": }}`, "a.b"},
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s.doc), s.path)
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, path string) {
+		got := lookup(doc, path)
+		if !json.Valid(doc) {
+			return
+		}
+		want := lookupReference(doc, path)
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(value{})); diff != "" {
+			t.Fatalf("lookup(%q, %q) (-encoding/json +scan):\n%s", doc, path, diff)
+		}
+	})
+}
+
+// lookupReference is lookup written with encoding/json: slower, obviously right.
+func lookupReference(doc []byte, path string) value {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(doc, &obj) != nil {
+		return value{}
+	}
+	for obj != nil {
+		if raw, ok := obj[path]; ok {
+			var v any
+			if json.Unmarshal(raw, &v) != nil {
+				return value{}
+			}
+			switch x := v.(type) {
+			case bool:
+				if x {
+					return value{k: number, n: 1}
+				}
+				return value{k: number, n: 0}
+			case float64:
+				return value{k: number, n: x + 0} // -0 + 0 is 0
+			case string:
+				return value{k: text, s: strings.ToLower(x)}
+			}
+			return value{}
+		}
+		var next map[string]json.RawMessage
+		for cut := strings.LastIndexByte(path, '.'); cut > 0; cut = strings.LastIndexByte(path[:cut], '.') {
+			raw, ok := obj[path[:cut]]
+			if !ok {
+				continue
+			}
+			var child map[string]json.RawMessage
+			if json.Unmarshal(raw, &child) == nil && child != nil {
+				next, path = child, path[cut+1:]
+				break
+			}
+		}
+		obj = next
+	}
+	return value{}
 }

@@ -1,11 +1,12 @@
 package ranking
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
-
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"unicode/utf8"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
@@ -32,28 +33,26 @@ type value struct {
 	k kind
 }
 
-// keyOf parses the values the rules rank by out of a row's metadata and metrics.
+// keyOf parses the values the rules rank by out of a row's metadata and metrics. It
+// scans the raw JSON of the cached object in place and allocates only the key (and the
+// text of string values): it runs for every row on every change and on every re-sort.
 func keyOf(rules []hubv1alpha1.RankRule, row *hubv1alpha1.LeaderboardRow) []value {
 	if len(rules) == 0 {
 		return nil
 	}
-	var roots [2]map[string]json.RawMessage
-	var parsed [2]bool
 	key := make([]value, len(rules))
 	for i, r := range rules {
 		src, path, ok := splitAccessor(r.Accessor)
 		if !ok {
 			continue
 		}
-		if !parsed[src] {
-			parsed[src] = true
-			raw := row.Spec.Metadata
-			if src == fromMetrics {
-				raw = row.Spec.Metrics
-			}
-			roots[src] = objectOf(raw)
+		raw := row.Spec.Metadata
+		if src == fromMetrics {
+			raw = row.Spec.Metrics
 		}
-		key[i] = lookup(roots[src], path)
+		if raw != nil {
+			key[i] = lookup(raw.Raw, path)
+		}
 	}
 	return key
 }
@@ -75,65 +74,195 @@ func splitAccessor(accessor string) (src int, path string, ok bool) {
 	return 0, "", false
 }
 
-func objectOf(raw *apiextensionsv1.JSON) map[string]json.RawMessage {
-	if raw == nil || len(raw.Raw) == 0 {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw.Raw, &m); err != nil {
-		return nil
-	}
-	return m
-}
-
-// lookup resolves a dotted path in an object. At each level the longest dotted prefix
-// of the remaining path that exists literally as a key wins ("a.b" before "a" then
-// "b"), as long as it is the whole remaining path or leads to an object; so a key that
-// contains dots wins over nesting. Objects are decoded one level at a time, only along
-// the path.
-func lookup(obj map[string]json.RawMessage, path string) value {
-	for obj != nil {
-		if raw, ok := obj[path]; ok {
-			return scalar(raw)
+// lookup resolves a dotted path in a JSON object. At each level a key equal to the
+// whole remaining path wins; otherwise the longest key that is a dotted prefix of it and
+// holds an object is followed ("a.b" before "a", then "b"). So a key that contains dots
+// wins over nesting. A repeated key counts by its last occurrence, as in encoding/json.
+// Malformed JSON reads as missing.
+func lookup(doc []byte, path string) value {
+	for {
+		v, ok := member(doc, path)
+		switch {
+		case !ok:
+			return value{}
+		case v != nil:
+			return scalar(v)
 		}
-		next := map[string]json.RawMessage(nil)
+		var next []byte
 		for cut := strings.LastIndexByte(path, '.'); cut > 0; cut = strings.LastIndexByte(path[:cut], '.') {
-			raw, ok := obj[path[:cut]]
-			if !ok {
-				continue
-			}
-			var child map[string]json.RawMessage
-			if json.Unmarshal(raw, &child) == nil && child != nil {
-				next, path = child, path[cut+1:]
+			if v, _ := member(doc, path[:cut]); v != nil && v[0] == '{' {
+				next, path = v, path[cut+1:]
 				break
 			}
 		}
-		obj = next
+		if next == nil {
+			return value{}
+		}
+		doc = next
 	}
-	return value{}
 }
 
-// scalar turns a JSON value into a sort key.
-func scalar(raw json.RawMessage) value {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return value{}
-	}
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return value{k: number, n: 1}
-		}
+// scalar turns one JSON value into a sort key.
+func scalar(raw []byte) value {
+	switch c := raw[0]; {
+	case c == 't':
+		return value{k: number, n: 1}
+	case c == 'f':
 		return value{k: number, n: 0}
-	case float64:
-		if x == 0 {
-			x = 0 // -0 and 0 are one value, and both print as "0"
+	case c == '"':
+		if s, ok := unquote(raw); ok {
+			return value{k: text, s: fold(s)}
 		}
-		return value{k: number, n: x}
-	case string:
-		return value{k: text, s: fold(x)}
+	case c == '-' || (c >= '0' && c <= '9'):
+		n, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil || math.IsNaN(n) {
+			return value{} // out of float64's range: encoding/json refuses it too
+		}
+		if n == 0 {
+			n = 0 // -0 and 0 are one value, and both print as "0"
+		}
+		return value{k: number, n: n}
 	}
-	return value{}
+	return value{} // null, objects and arrays
+}
+
+// unquote decodes a JSON string; only strings with escapes go through encoding/json.
+func unquote(raw []byte) (string, bool) {
+	if inner, ok := plainString(raw); ok {
+		return string(inner), true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// plainString returns the bytes inside a JSON string that needs no decoding: no escape,
+// valid UTF-8.
+func plainString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 {
+		return nil, false
+	}
+	inner := raw[1 : len(raw)-1]
+	return inner, bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner)
+}
+
+// member returns the raw value of key in a JSON object (its last occurrence), nil when
+// the key is absent, and false when doc is not one well-formed object.
+func member(doc []byte, key string) ([]byte, bool) {
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
+		return nil, false
+	}
+	i = skipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == '}' {
+		return nil, skipSpace(doc, i+1) == len(doc)
+	}
+	var found []byte
+	for {
+		end := skipString(doc, i)
+		if end < 0 {
+			return nil, false
+		}
+		rawKey := doc[i:end]
+		i = skipSpace(doc, end)
+		if i >= len(doc) || doc[i] != ':' {
+			return nil, false
+		}
+		start := skipSpace(doc, i+1)
+		if i = skipValue(doc, start); i < 0 {
+			return nil, false
+		}
+		if inner, plain := plainString(rawKey); plain {
+			if string(inner) == key {
+				found = doc[start:i]
+			}
+		} else if k, ok := unquote(rawKey); !ok {
+			return nil, false
+		} else if k == key {
+			found = doc[start:i]
+		}
+		if i = skipSpace(doc, i); i >= len(doc) {
+			return nil, false
+		}
+		switch doc[i] {
+		case ',':
+			i = skipSpace(doc, i+1)
+		case '}':
+			return found, skipSpace(doc, i+1) == len(doc)
+		default:
+			return nil, false
+		}
+	}
+}
+
+func skipSpace(doc []byte, i int) int {
+	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\n' || doc[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the JSON string starting at i, or -1.
+func skipString(doc []byte, i int) int {
+	if i >= len(doc) || doc[i] != '"' {
+		return -1
+	}
+	for i++; i < len(doc); i++ {
+		switch doc[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index after the JSON value starting at i, or -1. It checks
+// the structure (brackets, strings), not every literal: the values it skips are never
+// read, and the apiserver only stores valid JSON.
+func skipValue(doc []byte, i int) int {
+	if i >= len(doc) {
+		return -1
+	}
+	switch doc[i] {
+	case '"':
+		return skipString(doc, i)
+	case '{', '[':
+		var buf [32]byte
+		stack := buf[:0]
+		for ; i < len(doc); i++ {
+			switch c := doc[i]; c {
+			case '"':
+				end := skipString(doc, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				stack = append(stack, c)
+			case '}', ']':
+				if len(stack) == 0 || stack[len(stack)-1] != c-2 {
+					return -1 // '{'+2 == '}' and '['+2 == ']'
+				}
+				stack = stack[:len(stack)-1]
+				if len(stack) == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	start := i
+	for i < len(doc) && !strings.ContainsRune(" \t\n\r,}]:{[\"", rune(doc[i])) {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
 }
 
 // fold makes strings compare case-insensitively. strings.ToLower returns its argument

@@ -27,16 +27,21 @@ func keyOfRow(row *hubv1alpha1.LeaderboardRow) boardKey {
 }
 
 // Registry holds the rank index of every Leaderboard the manager's cache sees. The
-// informer handlers are its writers; they are serialized by mu, so each Board has one
-// writer at a time, while HTTP readers only take a Board's read lock.
+// informer handlers are its writers, serialized by write, so each Board has one writer
+// at a time; readers take mu and a Board's read lock only for a moment, so that not
+// even a 100k-row re-sort makes them wait.
 type Registry struct {
+	// write serializes the writers; it guards pending and every Board's writer state.
+	write sync.Mutex
+	// pending holds the ranked rows whose board the cache has not seen (yet): they are
+	// indexed when it appears.
+	pending map[boardKey]map[types.UID]*hubv1alpha1.LeaderboardRow
+
+	// mu guards the maps below for readers; writers also hold write to change them.
 	mu     sync.RWMutex
 	byUID  map[types.UID]*Board
 	byKey  map[boardKey]*Board
 	synced []toolscache.ResourceEventHandlerRegistration
-	// pending holds the ranked rows whose board the cache has not seen (yet): they are
-	// indexed when it appears.
-	pending map[boardKey]map[types.UID]*hubv1alpha1.LeaderboardRow
 }
 
 // NewRegistry returns an empty registry; Feed fills it.
@@ -159,8 +164,8 @@ func Ranked(row *hubv1alpha1.LeaderboardRow) bool {
 // whose rules changed, and marks any other change of the object.
 func (r *Registry) setBoard(lb *hubv1alpha1.Leaderboard) {
 	k := keyOfBoard(lb)
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.write.Lock()
+	defer r.write.Unlock()
 	b := r.byKey[k]
 	if b != nil && b.uid != lb.UID {
 		// Deleted and created again while the informer looked away.
@@ -170,7 +175,9 @@ func (r *Registry) setBoard(lb *hubv1alpha1.Leaderboard) {
 	if b == nil {
 		b = newBoard(lb, r.pending[k])
 		delete(r.pending, k)
+		r.mu.Lock()
 		r.byKey[k], r.byUID[lb.UID] = b, b
+		r.mu.Unlock()
 		return
 	}
 	if b.revision == lb.ResourceVersion {
@@ -187,16 +194,19 @@ func (r *Registry) setBoard(lb *hubv1alpha1.Leaderboard) {
 // deleteBoard drops a board's index; its rows wait, should the board come back before
 // the garbage collector removes them.
 func (r *Registry) deleteBoard(lb *hubv1alpha1.Leaderboard) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.write.Lock()
+	defer r.write.Unlock()
 	if b := r.byKey[keyOfBoard(lb)]; b != nil && b.uid == lb.UID {
 		r.dropLocked(b)
 	}
 }
 
+// dropLocked unlists a board and keeps its rows pending; r.write is held.
 func (r *Registry) dropLocked(b *Board) {
+	r.mu.Lock()
 	delete(r.byKey, b.key)
 	delete(r.byUID, b.uid)
+	r.mu.Unlock()
 	if rows := b.rows(); len(rows) > 0 {
 		r.pending[b.key] = rows
 	}
@@ -207,8 +217,8 @@ func (r *Registry) dropLocked(b *Board) {
 func (r *Registry) setRow(row *hubv1alpha1.LeaderboardRow) {
 	k := keyOfRow(row)
 	ranked := Ranked(row)
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.write.Lock()
+	defer r.write.Unlock()
 	if b := r.byKey[k]; b != nil {
 		if ranked {
 			b.upsert(row)
@@ -230,8 +240,8 @@ func (r *Registry) setRow(row *hubv1alpha1.LeaderboardRow) {
 // deleteRow removes a deleted row from its board or from the rows waiting for one.
 func (r *Registry) deleteRow(row *hubv1alpha1.LeaderboardRow) {
 	k := keyOfRow(row)
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.write.Lock()
+	defer r.write.Unlock()
 	if b := r.byKey[k]; b != nil {
 		b.remove(row.UID)
 		return
@@ -239,6 +249,7 @@ func (r *Registry) deleteRow(row *hubv1alpha1.LeaderboardRow) {
 	r.forgetPendingLocked(k, row.UID)
 }
 
+// forgetPendingLocked drops a row that no longer waits; r.write is held.
 func (r *Registry) forgetPendingLocked(k boardKey, uid types.UID) {
 	if m := r.pending[k]; m != nil {
 		delete(m, uid)

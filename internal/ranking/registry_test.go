@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -394,4 +395,66 @@ func TestIndexMatchesSort(t *testing.T) {
 		}
 		checkTree(t, b)
 	}
+}
+
+// TestIndexConcurrentReaders pages boards while rows and rules change; run with -race
+// it proves readers and the writer share the index safely, and every page it reads
+// must be in rank order.
+func TestIndexConcurrentReaders(t *testing.T) {
+	r := NewRegistry()
+	lb := rewardBoard()
+	r.setBoard(lb)
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				b := r.Board(lb.UID)
+				_ = b.Version()
+				entries := b.Page(b.Len()/2, 20)
+				for i := 1; i < len(entries); i++ {
+					if entries[i].Rank < entries[i-1].Rank {
+						errs <- fmt.Errorf("ranks out of order: %v", ranks(entries))
+						return
+					}
+				}
+			}
+		}()
+	}
+	rows := map[int]*hubv1alpha1.LeaderboardRow{}
+	for i := range 2000 {
+		id := i % 150
+		if row := rows[id]; row != nil {
+			rows[id] = changed(row, fmt.Sprintf(`{"reward": %d}`, i%37))
+		} else {
+			rows[id] = testRow(fmt.Sprintf("r%03d", id), id, fmt.Sprintf(`{"reward": %d}`, i%37), "")
+		}
+		r.setRow(rows[id])
+		if i%500 == 0 {
+			next := lb.DeepCopy()
+			next.ResourceVersion = fmt.Sprint(i + 2)
+			if i%1000 == 0 {
+				next.Spec.RankBy[0].Direction = asc
+			}
+			r.setBoard(next)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	checkTree(t, r.Board(lb.UID))
 }
