@@ -162,9 +162,20 @@ func (f *fixture) get(t *testing.T, path, user string) (*http.Response, string) 
 // table reads the board table of a page: the header texts and each row's cell texts.
 func table(t *testing.T, page string) (headers []string, rows [][]string) {
 	t.Helper()
-	doc, err := html.Parse(strings.NewReader(page))
+	headers, rows, err := ParseBoardTable(page)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return headers, rows
+}
+
+// ParseBoardTable reads the board table (id="board") of a page as a browser parses it:
+// the header texts (without the sort arrows and info marks) and each row's cell texts.
+// Exported for the browser tests of package web_test.
+func ParseBoardTable(page string) (headers []string, rows [][]string, err error) {
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		return nil, nil, err
 	}
 	var walk func(*html.Node, bool)
 	walk = func(n *html.Node, inBoard bool) {
@@ -174,7 +185,7 @@ func table(t *testing.T, page string) (headers []string, rows [][]string) {
 		if inBoard && n.Type == html.ElementNode {
 			switch n.Data {
 			case "th":
-				headers = append(headers, strings.TrimRight(strings.TrimSpace(nodeText(n)), "▲▼↕ⓘ"))
+				headers = append(headers, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(nodeText(n)), "▲▼↕ⓘ")))
 			case "tr":
 				if n.Parent.Data == "tbody" {
 					var cells []string
@@ -192,7 +203,35 @@ func table(t *testing.T, page string) (headers []string, rows [][]string) {
 		}
 	}
 	walk(doc, false)
-	return headers, rows
+	return headers, rows, nil
+}
+
+// SortLink returns the href of the sort link in the header of column id, or "".
+func SortLink(page, id string) (string, error) {
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		return "", err
+	}
+	var find func(*html.Node, bool) string
+	find = func(n *html.Node, inHeader bool) string {
+		if n.Type == html.ElementNode && n.Data == "th" {
+			inHeader = slices.Contains(n.Attr, html.Attribute{Key: "data-column", Val: id})
+		}
+		if inHeader && n.Type == html.ElementNode && n.Data == "a" {
+			for _, a := range n.Attr {
+				if a.Key == "href" {
+					return a.Val
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if h := find(c, inHeader); h != "" {
+				return h
+			}
+		}
+		return ""
+	}
+	return find(doc, false), nil
 }
 
 func nodeText(n *html.Node) string {

@@ -1,0 +1,309 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/yaml"
+
+	"podium.dev/podium/internal/operator"
+	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/testenv"
+)
+
+// chromiumPath is Debian's Chromium, installed by hack/install-chromium.sh.
+const chromiumPath = "/usr/bin/chromium"
+
+var (
+	k8sClient client.Client
+	clientset *kubernetes.Clientset
+	ctx       context.Context
+	cancel    context.CancelFunc
+	// baseURL is the operator's HTTP server (the real manager) on 127.0.0.1.
+	baseURL string
+	mgrDone chan struct{}
+	// beacon records requests a script in a page would make, on its own 127.0.0.1 port.
+	beacon *beaconServer
+)
+
+func TestWebPages(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Web Pages Suite")
+}
+
+var _ = BeforeSuite(func() {
+	// A missing browser fails the suite: these tests are the proof that a row's
+	// markdown runs nothing in a real browser, and a skip would hide its absence.
+	_, err := os.Stat(chromiumPath)
+	Expect(err).NotTo(HaveOccurred(), "Chromium is missing: run hack/install-chromium.sh")
+
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	ctx, cancel = context.WithCancel(context.Background())
+	testEnv, cfg, err := testenv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		cancel()
+		if mgrDone != nil {
+			Eventually(mgrDone).WithTimeout(30 * time.Second).Should(BeClosed())
+		}
+		Expect(testEnv.Stop()).To(Succeed())
+	})
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(applyOrgRoles(ctx, clientset)).To(Succeed())
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	baseURL = "http://" + ln.Addr().String()
+	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddr: "0", ProbeAddr: "0", HTTPListener: ln})
+	Expect(err).NotTo(HaveOccurred())
+	mgrDone = make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(mgrDone)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	Eventually(func(g Gomega) {
+		res, err := http.Get(baseURL + "/readyz")
+		g.Expect(err).NotTo(HaveOccurred())
+		defer res.Body.Close()
+		g.Expect(res.StatusCode).To(Equal(http.StatusOK))
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+
+	beacon = startBeacon()
+	DeferCleanup(beacon.close)
+})
+
+// applyOrgRoles creates the shipped ClusterRoles of config/rbac/org_roles.yaml.
+func applyOrgRoles(ctx context.Context, cs kubernetes.Interface) error {
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "rbac", "org_roles.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, doc := range strings.Split(string(data), "\n---") {
+		var role rbacv1.ClusterRole
+		if err := yaml.UnmarshalStrict([]byte(doc), &role); err != nil {
+			return err
+		}
+		if role.Name == "" {
+			continue
+		}
+		if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newOrg creates a fresh org namespace.
+func newOrg() string {
+	ns := testenv.Namespace("web")
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+// memberToken creates a ServiceAccount in ns bound to role there and returns a token.
+func memberToken(ns, role string) string {
+	_, err := clientset.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "reader"}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	_, err = clientset.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "reader"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "reader", Namespace: ns}},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "reader", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return tr.Status.Token
+}
+
+// applySamples creates the objects of config/samples files in ns instead of "demo".
+func applySamples(ns string, files ...string) {
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "samples", f))
+		Expect(err).NotTo(HaveOccurred())
+		text := strings.ReplaceAll(string(data), "namespace: demo", "namespace: "+ns)
+		text = strings.ReplaceAll(text, "package: demo/", "package: "+ns+"/")
+		for _, doc := range strings.Split(text, "\n---") {
+			obj, err := decodeObject(doc)
+			Expect(err).NotTo(HaveOccurred(), f)
+			if obj != nil {
+				Expect(k8sClient.Create(ctx, obj)).To(Succeed(), f)
+			}
+		}
+	}
+}
+
+func decodeObject(doc string) (client.Object, error) {
+	var meta metav1.TypeMeta
+	if err := yaml.Unmarshal([]byte(doc), &meta); err != nil || meta.Kind == "" {
+		return nil, err
+	}
+	gvk := metav1.SchemeGroupVersion.WithKind(meta.Kind)
+	gvk.Group, gvk.Version = splitAPIVersion(meta.APIVersion)
+	o, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if err := yaml.UnmarshalStrict([]byte(doc), o); err != nil {
+		return nil, err
+	}
+	return o.(client.Object), nil
+}
+
+func splitAPIVersion(v string) (group, version string) {
+	if g, ver, ok := strings.Cut(v, "/"); ok {
+		return g, ver
+	}
+	return "", v
+}
+
+// get fetches a page with Go's client, optionally with a bearer token.
+func get(path, token string) (int, string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+path, nil)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	return res.StatusCode, string(body)
+}
+
+// chromium runs headless Chromium once with the project's flags: no network beyond
+// what the page asks for, no sync, no updates, a throwaway profile. Its whole process
+// group is killed afterwards, so no helper process outlives a test.
+func chromium(args ...string) ([]byte, error) {
+	profile, err := os.MkdirTemp("", "podium-chromium-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(profile)
+	runCtx, stop := context.WithTimeout(ctx, 90*time.Second)
+	defer stop()
+	base := []string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-dev-shm-usage", "--user-data-dir=" + profile,
+	}
+	cmd := exec.CommandContext(runCtx, chromiumPath, append(base, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("chromium %v: %w\n%s", args, err, lastLines(stderr.String(), 20))
+	}
+	return stdout.Bytes(), nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// dumpDOM loads url and returns the DOM after the page's scripts (if any could run)
+// have had two seconds of virtual time: timers and handlers like onerror fire first.
+func dumpDOM(url string) string {
+	out, err := chromium("--virtual-time-budget=2000", "--dump-dom", url)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	return string(out)
+}
+
+// screenshot writes a PNG of url at the given window size.
+func screenshot(url, path string, width, height int) {
+	_, err := chromium("--hide-scrollbars", "--force-device-scale-factor=1",
+		fmt.Sprintf("--window-size=%d,%d", width, height), "--screenshot="+path, url)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+}
+
+// beaconServer stands where a script injected into a page would report to: every
+// request is recorded. It also serves /control/<name>, a page with unsanitised
+// payloads and no CSP, which shows that the beacon does see scripts that run.
+type beaconServer struct {
+	srv  *http.Server
+	url  string
+	mu   sync.Mutex
+	hits []string
+	// control pages by name
+	pages map[string]string
+}
+
+func startBeacon() *beaconServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	b := &beaconServer{url: "http://" + ln.Addr().String(), pages: map[string]string{}}
+	b.srv = &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if name, ok := strings.CutPrefix(r.URL.Path, "/control/"); ok {
+			b.mu.Lock()
+			page := b.pages[name]
+			b.mu.Unlock()
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = io.WriteString(w, page)
+			return
+		}
+		b.mu.Lock()
+		b.hits = append(b.hits, r.URL.Path)
+		b.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})}
+	go func() {
+		if err := b.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			GinkgoWriter.Println("beacon server:", err)
+		}
+	}()
+	return b
+}
+
+func (b *beaconServer) close() { _ = b.srv.Close() }
+
+// hitsUnder returns the recorded paths starting with prefix.
+func (b *beaconServer) hitsUnder(prefix string) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, h := range b.hits {
+		if strings.HasPrefix(h, prefix) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func (b *beaconServer) setControl(name, page string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pages[name] = page
+}
