@@ -104,7 +104,7 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 	if in.Scope == hubv1alpha1.ScopeUser {
 		slot.Owner = caller.User
 	}
-	hs, err := a.Store.Store(r.Context(), StoreRequest{
+	hs, old, err := a.Store.Store(r.Context(), StoreRequest{
 		Slot: slot, Provider: in.Provider, Value: in.Value, CreatedBy: caller.User, SupersedeID: types.UID(in.SupersedeID),
 	})
 	var rr *ReplacementRequiredError
@@ -122,6 +122,10 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		a.internal(w, r, err)
 		return
+	}
+	a.awaitCache(r.Context(), hs, func(c *hubv1alpha1.HostedSecret) bool { return c != nil && c.Status.State == hs.Status.State })
+	if old != nil {
+		a.awaitCache(r.Context(), old, func(c *hubv1alpha1.HostedSecret) bool { return c == nil || c.Status.State == hubv1alpha1.StateRevoked })
 	}
 	writeJSON(w, http.StatusCreated, recordOf(hs, string(org.UID)))
 }
@@ -223,17 +227,55 @@ func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
 	if in.Scope == hubv1alpha1.ScopeUser {
 		slot.Owner = caller.User
 	}
-	var n int
+	var changed []*hubv1alpha1.HostedSecret
 	if in.Purge {
-		n, err = a.Store.PurgeSlot(r.Context(), slot)
+		changed, err = a.Store.PurgeSlot(r.Context(), slot)
 	} else {
-		n, err = a.Store.RevokeSlot(r.Context(), slot)
+		changed, err = a.Store.RevokeSlot(r.Context(), slot)
 	}
 	if err != nil {
 		a.internal(w, r, err)
 		return
 	}
+	for _, hs := range changed {
+		a.awaitCache(r.Context(), hs, func(c *hubv1alpha1.HostedSecret) bool {
+			return (c == nil) == in.Purge && (c == nil || c.Status.State == hubv1alpha1.StateRevoked)
+		})
+	}
+	n := len(changed)
 	writeJSON(w, http.StatusOK, map[string]int{"affected": n})
+}
+
+// cacheWait bounds how long a write waits for this replica's cache to show it.
+const cacheWait = 5 * time.Second
+
+// awaitCache waits (briefly, bounded) until the cache shows what a write just did, so
+// that a client's next GET on this replica sees its own write. seen gets nil when the
+// object is not in the cache. Giving up is harmless: the write is done either way.
+func (a *API) awaitCache(ctx context.Context, hs *hubv1alpha1.HostedSecret, seen func(*hubv1alpha1.HostedSecret) bool) {
+	ctx, cancel := context.WithTimeout(ctx, cacheWait)
+	defer cancel()
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		c := &hubv1alpha1.HostedSecret{}
+		err := a.Cache.Get(ctx, client.ObjectKeyFromObject(hs), c)
+		switch {
+		case err == nil && c.UID == hs.UID:
+			if seen(c) {
+				return
+			}
+		case err == nil || apierrors.IsNotFound(err):
+			if seen(nil) {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // caller returns the authenticated caller, or answers 401.

@@ -60,28 +60,29 @@ const cleanupTimeout = 15 * time.Second
 
 // Store stores a new secret in its slot: a HostedSecret and its value's Secret are
 // created, then the slot is claimed (first store) or swapped from the secret being
-// superseded. Whatever fails, what this call created is deleted again.
-func (s *Store) Store(ctx context.Context, req StoreRequest) (*hubv1alpha1.HostedSecret, error) {
+// superseded. Whatever fails, what this call created is deleted again. It returns the
+// stored secret and the one it superseded (nil for a first store).
+func (s *Store) Store(ctx context.Context, req StoreRequest) (stored, superseded *hubv1alpha1.HostedSecret, err error) {
 	// Fail early without writing anything when the answer is already known; the claim
 	// or swap below decides again, atomically.
 	p, err := s.Slots.Read(ctx, req.Slot)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	holder, err := s.Slots.Holder(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if req.SupersedeID == "" && holder != nil {
-		return nil, &ReplacementRequiredError{Existing: holder}
+		return nil, nil, &ReplacementRequiredError{Existing: holder}
 	}
 	if req.SupersedeID != "" && (holder == nil || holder.UID != req.SupersedeID) {
-		return nil, ErrStale
+		return nil, nil, ErrStale
 	}
 
 	hs, err := s.create(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	committed := false
 	defer func() {
@@ -94,18 +95,22 @@ func (s *Store) Store(ctx context.Context, req StoreRequest) (*hubv1alpha1.Hoste
 	if req.SupersedeID == "" {
 		holder, err := s.Slots.Claim(ctx, hs)
 		if err != nil {
-			return nil, s.unlessHolder(ctx, hs, err)
+			if err := s.unlessHolder(ctx, hs, err); err != nil {
+				return nil, nil, err
+			}
 		}
 		if holder != nil {
-			return nil, &ReplacementRequiredError{Existing: holder}
+			return nil, nil, &ReplacementRequiredError{Existing: holder}
 		}
 	} else {
 		old, err = s.Slots.Swap(ctx, hs, req.SupersedeID)
 		if errors.Is(err, ErrStale) {
-			return nil, ErrStale
+			return nil, nil, ErrStale
 		}
 		if err != nil {
-			return nil, s.unlessHolder(ctx, hs, err)
+			if err := s.unlessHolder(ctx, hs, err); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	committed = true // hs holds the slot: from here on, failures are repaired, not undone
@@ -120,7 +125,7 @@ func (s *Store) Store(ctx context.Context, req StoreRequest) (*hubv1alpha1.Hoste
 		s.Log.Error(err, "Activating a stored secret failed; the controller will retry", "hostedSecret", client.ObjectKeyFromObject(hs))
 		hs.Status.State = hubv1alpha1.StateActive
 	}
-	return hs, nil
+	return hs, old, nil
 }
 
 // unlessHolder turns a write error of unknown outcome into success when hs holds the
@@ -191,23 +196,24 @@ func (s *Store) discard(hs *hubv1alpha1.HostedSecret) {
 	}
 }
 
-// Revoke revokes the active secret of a slot and reports how many it revoked (0 or 1).
-func (s *Store) RevokeSlot(ctx context.Context, slot Slot) (int, error) {
+// RevokeSlot revokes the active secret of a slot and returns it (none when the slot had
+// no active secret).
+func (s *Store) RevokeSlot(ctx context.Context, slot Slot) ([]*hubv1alpha1.HostedSecret, error) {
 	for range maxClaimAttempts {
 		p, err := s.Slots.Read(ctx, slot)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		holder, err := s.Slots.Holder(ctx, p)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		if holder == nil {
-			return 0, nil
+			return nil, nil
 		}
 		revoked, err := s.Revoke(ctx, holder, hubv1alpha1.RevokedByRequest, "")
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		if !revoked {
 			continue // superseded or revoked meanwhile: look at the slot again
@@ -215,29 +221,29 @@ func (s *Store) RevokeSlot(ctx context.Context, slot Slot) (int, error) {
 		if err := s.Slots.Release(ctx, p); err != nil {
 			s.Log.Error(err, "Releasing a revoked secret's slot failed; the slot is free anyway", "hostedSecret", client.ObjectKeyFromObject(holder))
 		}
-		return 1, nil
+		return []*hubv1alpha1.HostedSecret{holder}, nil
 	}
-	return 0, fmt.Errorf("revoking slot %s: the slot kept changing", slot.Hash())
+	return nil, fmt.Errorf("revoking slot %s: the slot kept changing", slot.Hash())
 }
 
 // PurgeSlot permanently deletes every record of a slot (the active one and the revoked
-// ones) with their value Secrets, and reports how many records it deleted.
-func (s *Store) PurgeSlot(ctx context.Context, slot Slot) (int, error) {
+// ones) with their value Secrets, and returns the records it deleted.
+func (s *Store) PurgeSlot(ctx context.Context, slot Slot) ([]*hubv1alpha1.HostedSecret, error) {
 	p, err := s.Slots.Read(ctx, slot)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	victims := map[types.UID]*hubv1alpha1.HostedSecret{}
 	holder, err := s.Slots.Holder(ctx, p)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if holder != nil {
 		victims[holder.UID] = holder
 	}
 	list := &hubv1alpha1.HostedSecretList{}
 	if err := s.Client.List(ctx, list, client.InNamespace(slot.Namespace), client.MatchingFields{SlotIndex: slot.Namespace + "/" + slot.Hash()}); err != nil {
-		return 0, fmt.Errorf("listing the secrets of slot %s: %w", slot.Hash(), err)
+		return nil, fmt.Errorf("listing the secrets of slot %s: %w", slot.Hash(), err)
 	}
 	for i := range list.Items {
 		hs := &list.Items[i]
@@ -253,7 +259,7 @@ func (s *Store) PurgeSlot(ctx context.Context, slot Slot) (int, error) {
 		ordered = append(ordered, hs)
 	}
 	sort.Slice(ordered, func(i, j int) bool { return ordered[i].Name < ordered[j].Name })
-	n := 0
+	var deleted []*hubv1alpha1.HostedSecret
 	for _, hs := range ordered {
 		// The record first: a value Secret left without its record is removed by the
 		// controller, while a record left without its value would look usable.
@@ -262,9 +268,9 @@ func (s *Store) PurgeSlot(ctx context.Context, slot Slot) (int, error) {
 			continue
 		}
 		if err != nil {
-			return n, fmt.Errorf("deleting HostedSecret %s/%s: %w", hs.Namespace, hs.Name, err)
+			return deleted, fmt.Errorf("deleting HostedSecret %s/%s: %w", hs.Namespace, hs.Name, err)
 		}
-		n++
+		deleted = append(deleted, hs)
 		s.event(hs, corev1.EventTypeNormal, "Purged", "Purge", "Secret %s for %s purged", hs.UID, hs.Spec.EnvVar)
 		if err := s.DeleteValue(ctx, hs); err != nil {
 			s.Log.Error(err, "Deleting a purged secret's value Secret failed; the controller will remove it", "hostedSecret", client.ObjectKeyFromObject(hs))
@@ -275,7 +281,7 @@ func (s *Store) PurgeSlot(ctx context.Context, slot Slot) (int, error) {
 			s.Log.Error(err, "Releasing a purged secret's slot failed; the slot is free anyway", "slot", slot.Hash())
 		}
 	}
-	return n, nil
+	return deleted, nil
 }
 
 // objectName is a fresh name for a HostedSecret and its Secret: the env var, readable,

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"podium.dev/podium/internal/apierr"
-
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/apierr"
 )
 
 var (
@@ -72,7 +71,9 @@ type listInput struct {
 // fieldErrs collects validation failures.
 type fieldErrs []apierr.FieldError
 
-func (f *fieldErrs) add(field, msg string) { *f = append(*f, apierr.FieldError{Field: field, Message: msg}) }
+func (f *fieldErrs) add(field, msg string) {
+	*f = append(*f, apierr.FieldError{Field: field, Message: msg})
+}
 
 func (f fieldErrs) err() error {
 	if len(f) == 0 {

@@ -1,0 +1,288 @@
+package preflight
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+)
+
+func set(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+func TestShippedConfigIsTheDefault(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "config", "preflight", "preflight.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped, err := ParseConfig(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Defaults(), shipped); diff != "" {
+		t.Errorf("config/preflight/preflight.yaml differs from the built-in defaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseConfigRejects(t *testing.T) {
+	for name, in := range map[string]string{
+		"unknown key":         "providers: {}\nextra: 1\n",
+		"upper-case":          "providers: {Anthropic: [ANTHROPIC_API_KEY]}\n",
+		"empty provider":      "providers: {anthropic: []}\n",
+		"bad env var":         "providers: {anthropic: [\"ANTHROPIC API KEY\"]}\n",
+		"empty reserved":      "reserved: {names: [\"\"]}\n",
+		"reserved not list":   "reserved: {names: PATH}\n",
+		"providers not a map": "providers: [anthropic]\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := ParseConfig([]byte(in)); err == nil {
+				t.Errorf("ParseConfig(%q) = nil error, want one", in)
+			}
+		})
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "preflight.yaml")
+	if err := os.WriteFile(path, []byte("providers:\n  acme: [ACME_KEY]\nreserved:\n  names: [SECRET_SAUCE]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{Providers: map[string][]string{"acme": {"ACME_KEY"}}, Reserved: Reserved{Names: []string{"SECRET_SAUCE"}}}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("LoadConfig (-want +got):\n%s", diff)
+	}
+	if _, err := LoadConfig(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+		t.Error("LoadConfig of a missing file: nil error")
+	}
+}
+
+func TestIsReserved(t *testing.T) {
+	c := Defaults()
+	for name, want := range map[string]bool{
+		"PATH": true, "path": true, "LD_PRELOAD": true,
+		"MODAL_TOKEN": true, "MODAL_TOKEN_ID": true, "SUPABASE_URL": true, "HOSTED_PODIUM_KEY": true, "GCP_PROJECT": true,
+		"HTTPS_PROXY": true, "http_proxy": true, "NO_PROXY": true,
+		"MODAL": false, "PATHS": false, "ANTHROPIC_API_KEY": false, "PROXY_HOST": false, "GITHUB_TOKEN": false, "HOSTED_KEY": false,
+	} {
+		if got := c.IsReserved(name); got != want {
+			t.Errorf("IsReserved(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestProviderOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"anthropic/claude-sonnet-4": "anthropic",
+		"OpenAI/gpt-5":              "openai",
+		"openrouter/meta/llama":     "openrouter",
+		"gpt-5":                     "",
+		"":                          "",
+	} {
+		if got := ProviderOf(in); got != want {
+			t.Errorf("ProviderOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	c := Defaults()
+	claude := func(secrets ...string) Agent {
+		return Agent{Name: "claude-code", ModelName: "anthropic/claude-sonnet-4", Secrets: secrets}
+	}
+	cases := []struct {
+		name string
+		in   Input
+		want Result
+	}{{
+		name: "configured agent",
+		in:   Input{Organization: "acme", Agents: []Agent{claude("ANTHROPIC_API_KEY")}, Active: set("ANTHROPIC_API_KEY")},
+		want: Result{
+			OK: true, Organization: "acme",
+			Providers:         []ProviderResult{{Provider: "anthropic", EnvVars: []string{"ANTHROPIC_API_KEY"}, Configured: true}},
+			AgentRequirements: []AgentRequirement{{Agent: "claude-code", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", Configured: true, MissingEnvVars: []string{}}},
+		},
+	}, {
+		name: "agent missing its key",
+		in:   Input{Agents: []Agent{claude("ANTHROPIC_API_KEY")}},
+		want: Result{
+			Providers:         []ProviderResult{{Provider: "anthropic", EnvVars: []string{"ANTHROPIC_API_KEY"}}},
+			AgentRequirements: []AgentRequirement{{Agent: "claude-code", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", MissingEnvVars: []string{"ANTHROPIC_API_KEY"}}},
+		},
+	}, {
+		name: "key in the org but not listed by the agent",
+		in:   Input{Agents: []Agent{claude()}, Active: set("ANTHROPIC_API_KEY")},
+		want: Result{
+			Providers:         []ProviderResult{{Provider: "anthropic", EnvVars: []string{"ANTHROPIC_API_KEY"}, Configured: true}},
+			AgentRequirements: []AgentRequirement{{Agent: "claude-code", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", MissingEnvVars: []string{"ANTHROPIC_API_KEY"}}},
+		},
+	}, {
+		name: "declared var",
+		in:   Input{Agents: []Agent{claude("ANTHROPIC_API_KEY")}, Declared: set("ANTHROPIC_API_KEY")},
+		want: Result{
+			OK:                true,
+			Providers:         []ProviderResult{{Provider: "anthropic", EnvVars: []string{"ANTHROPIC_API_KEY"}, Configured: true}},
+			AgentRequirements: []AgentRequirement{{Agent: "claude-code", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", Configured: true, MissingEnvVars: []string{}}},
+		},
+	}, {
+		name: "either of two provider keys; a listed extra name that does not resolve is missing",
+		in: Input{
+			Agents: []Agent{{Name: "gem", ModelName: "gemini/gemini-2.5-pro", Secrets: []string{"GOOGLE_API_KEY", "EXTRA"}}},
+			Active: set("GOOGLE_API_KEY"),
+		},
+		want: Result{
+			Providers:         []ProviderResult{{Provider: "gemini", EnvVars: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, Configured: true}},
+			AgentRequirements: []AgentRequirement{{Agent: "gem", Model: "gemini/gemini-2.5-pro", Provider: "gemini", MissingEnvVars: []string{"EXTRA"}}},
+		},
+	}, {
+		name: "agents are checked one by one",
+		in: Input{
+			Agents: []Agent{claude("ANTHROPIC_API_KEY"), {Name: "codex", ModelName: "openai/gpt-5", Secrets: []string{"ANTHROPIC_API_KEY"}}},
+			Active: set("ANTHROPIC_API_KEY"),
+		},
+		want: Result{
+			Providers: []ProviderResult{
+				{Provider: "anthropic", EnvVars: []string{"ANTHROPIC_API_KEY"}, Configured: true},
+				{Provider: "openai", EnvVars: []string{"OPENAI_API_KEY"}},
+			},
+			AgentRequirements: []AgentRequirement{
+				{Agent: "claude-code", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", Configured: true, MissingEnvVars: []string{}},
+				{Agent: "codex", Model: "openai/gpt-5", Provider: "openai", MissingEnvVars: []string{"OPENAI_API_KEY"}},
+			},
+		},
+	}, {
+		name: "unknown provider and a model without provider are warned about, not failed",
+		in:   Input{Agents: []Agent{{Name: "local", ModelName: "vllm/qwen"}, {Name: "bare", ModelName: "gpt-5"}, {Name: "oracle"}}},
+		want: Result{
+			OK: true,
+			AgentRequirements: []AgentRequirement{
+				{Agent: "local", Model: "vllm/qwen", Provider: "vllm", Configured: true, MissingEnvVars: []string{}},
+				{Agent: "bare", Model: "gpt-5", Configured: true, MissingEnvVars: []string{}},
+				{Agent: "oracle", Configured: true, MissingEnvVars: []string{}},
+			},
+			Warnings: []Warning{
+				{"config.agents[0].model_name", "provider vllm is not in the provider table; no credential was checked for it"},
+				{"config.agents[1].model_name", "has no provider prefix (<provider>/<model>); no credential was checked for it"},
+			},
+		},
+	}, {
+		name: "a reserved name never reaches an agent",
+		in:   Input{Agents: []Agent{{Name: "a", ModelName: "x/y", Secrets: []string{"HTTPS_PROXY"}}}, Declared: set("HTTPS_PROXY")},
+		want: Result{
+			AgentRequirements: []AgentRequirement{{Agent: "a", Model: "x/y", Provider: "x", MissingEnvVars: []string{"HTTPS_PROXY"}}},
+			Warnings:          []Warning{{"config.agents[0].model_name", "provider x is not in the provider table; no credential was checked for it"}},
+		},
+	}, {
+		name: "task requirements: configured and supplyable",
+		in: Input{
+			Tasks: []TaskEnv{
+				{"t1", "GITHUB_TOKEN", "agent"}, {"t2", "GITHUB_TOKEN", "agent"}, {"t1", "GITHUB_TOKEN", "verifier"},
+				{"t3", "HTTPS_PROXY", "environment"}, {"t4", "MODAL_TOKEN", "agent"}, {"t5", "WANDB_KEY", "agent"},
+			},
+			Active:   set("GITHUB_TOKEN", "MODAL_TOKEN"),
+			Declared: set("HTTPS_PROXY"),
+		},
+		want: Result{
+			TaskRequirements: []TaskRequirement{
+				{EnvVar: "GITHUB_TOKEN", Phase: "agent", TaskCount: 2, SampleTasks: []string{"t1", "t2"}, Configured: true, Supplyable: true},
+				{EnvVar: "GITHUB_TOKEN", Phase: "verifier", TaskCount: 1, SampleTasks: []string{"t1"}, Configured: true, Supplyable: true},
+				{EnvVar: "HTTPS_PROXY", Phase: "environment", TaskCount: 1, SampleTasks: []string{"t3"}, Configured: true},
+				{EnvVar: "MODAL_TOKEN", Phase: "agent", TaskCount: 1, SampleTasks: []string{"t4"}, Configured: true},
+				{EnvVar: "WANDB_KEY", Phase: "agent", TaskCount: 1, SampleTasks: []string{"t5"}, Supplyable: true},
+			},
+		},
+	}, {
+		name: "met task requirements are ok",
+		in:   Input{Tasks: []TaskEnv{{"t1", "GITHUB_TOKEN", "agent"}}, Declared: set("GITHUB_TOKEN")},
+		want: Result{
+			OK:               true,
+			TaskRequirements: []TaskRequirement{{EnvVar: "GITHUB_TOKEN", Phase: "agent", TaskCount: 1, SampleTasks: []string{"t1"}, Configured: true, Supplyable: true}},
+		},
+	}, {
+		name: "sample tasks are capped",
+		in: Input{
+			Tasks:  []TaskEnv{{"f", "K", "agent"}, {"e", "K", "agent"}, {"d", "K", "agent"}, {"c", "K", "agent"}, {"b", "K", "agent"}, {"a", "K", "agent"}},
+			Active: set("K"),
+		},
+		want: Result{
+			OK:               true,
+			TaskRequirements: []TaskRequirement{{EnvVar: "K", Phase: "agent", TaskCount: 6, SampleTasks: []string{"a", "b", "c", "d", "e"}, Configured: true, Supplyable: true}},
+		},
+	}, {
+		name: "an unresolved dataset makes it not ok",
+		in:   Input{Problems: []Warning{{"config.datasets[0].name", "dataset a/b not found; its tasks were not checked"}}},
+		want: Result{Warnings: []Warning{{"config.datasets[0].name", "dataset a/b not found; its tasks were not checked"}}},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			for _, l := range []*[]ProviderResult{&want.Providers} {
+				if *l == nil {
+					*l = []ProviderResult{}
+				}
+			}
+			if want.AgentRequirements == nil {
+				want.AgentRequirements = []AgentRequirement{}
+			}
+			if want.TaskRequirements == nil {
+				want.TaskRequirements = []TaskRequirement{}
+			}
+			if want.Warnings == nil {
+				want.Warnings = []Warning{}
+			}
+			want.Agents = want.AgentRequirements
+			if diff := cmp.Diff(want, c.Evaluate(tc.in)); diff != "" {
+				t.Errorf("Evaluate (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestResolveVersion(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ds := &hubv1alpha1.Dataset{Spec: hubv1alpha1.DatasetSpec{Versions: []hubv1alpha1.DatasetVersion{
+		{ID: "00000000-0000-0000-0000-000000000001", Tag: "1.0", CreatedAt: metav1.NewTime(t0)},
+		{ID: "00000000-0000-0000-0000-000000000003", Tag: "3.0", CreatedAt: metav1.NewTime(t0.Add(2 * time.Hour))},
+		{ID: "00000000-0000-0000-0000-000000000002", Tag: "2.0", CreatedAt: metav1.NewTime(t0.Add(time.Hour))},
+	}}}
+	for ref, want := range map[string]string{
+		"latest": "3.0", "": "3.0", "1.0": "1.0", "00000000-0000-0000-0000-000000000002": "2.0",
+		"00000000-0000-0000-0000-00000000000A": "", "4.0": "",
+	} {
+		v, ok := ResolveVersion(ds, ref)
+		got := ""
+		if ok {
+			got = v.Tag
+		}
+		if got != want {
+			t.Errorf("ResolveVersion(%q) = %q, want %q", ref, got, want)
+		}
+	}
+	if _, ok := ResolveVersion(&hubv1alpha1.Dataset{}, "latest"); ok {
+		t.Error("latest of a dataset without versions resolved")
+	}
+}
+
+func TestTaskEnvs(t *testing.T) {
+	v := &hubv1alpha1.DatasetVersion{Tasks: []hubv1alpha1.DatasetTask{
+		{Name: "a", RequiredEnv: []hubv1alpha1.TaskEnvVar{{Name: "X"}, {Name: "Y", Phase: hubv1alpha1.TaskPhaseVerifier}}},
+		{Name: "b"},
+	}}
+	want := []TaskEnv{{"a", "X", "agent"}, {"a", "Y", "verifier"}}
+	if diff := cmp.Diff(want, TaskEnvs(v)); diff != "" {
+		t.Errorf("TaskEnvs (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,259 @@
+package secrets_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/yaml"
+
+	"podium.dev/podium/internal/operator"
+	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/testenv"
+)
+
+var (
+	cfg       *rest.Config
+	k8sClient client.Client
+	clientset *kubernetes.Clientset
+	testEnv   *envtest.Environment
+	ctx       context.Context
+	cancel    context.CancelFunc
+	// baseURL is the operator's HTTP API, served by the real server of the real manager.
+	baseURL     string
+	managerDone chan struct{}
+	// logs captures everything the operator logs (controller-runtime and klog), so that
+	// the leak test can search it.
+	logs = &syncBuffer{}
+	// transcript records every HTTP response body the tests received.
+	transcript = &syncBuffer{}
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestSecrets(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Hosted Secrets Suite")
+}
+
+var _ = BeforeSuite(func() {
+	// Development mode logs V(1) lines too, so the leak test also searches debug output.
+	logger := zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, logs)), zap.UseDevMode(true))
+	logf.SetLogger(logger)
+	klog.SetLogger(logger)
+	ctx, cancel = context.WithCancel(context.Background())
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+
+	var err error
+	testEnv, cfg, err = testenv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(applyOrgRoles(ctx)).To(Succeed())
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	baseURL = "http://" + ln.Addr().String()
+	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddr: "0", ProbeAddr: "0", HTTPListener: ln})
+	Expect(err).NotTo(HaveOccurred())
+	managerDone = make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(managerDone)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	Eventually(func() int {
+		resp, err := http.Get(baseURL + "/readyz")
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}).Should(Equal(http.StatusOK))
+})
+
+var _ = AfterSuite(func() {
+	cancel()
+	if managerDone != nil {
+		<-managerDone
+	}
+	if testEnv != nil {
+		Expect(testEnv.Stop()).To(Succeed())
+	}
+})
+
+// applyOrgRoles creates the shipped ClusterRoles of config/rbac/org_roles.yaml.
+func applyOrgRoles(ctx context.Context) error {
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "rbac", "org_roles.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, doc := range strings.Split(string(data), "\n---") {
+		var role rbacv1.ClusterRole
+		if err := yaml.UnmarshalStrict([]byte(doc), &role); err != nil {
+			return err
+		}
+		if role.Name == "" {
+			continue
+		}
+		if _, err := clientset.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// org is a namespace standing for an organization.
+type org struct {
+	Name string
+	UID  string
+}
+
+func newOrg(prefix string) org {
+	ns := testenv.Namespace(prefix)
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	return org{Name: ns.Name, UID: string(ns.UID)}
+}
+
+// person is a ServiceAccount of an org with a token, bound to one of the org roles.
+type person struct {
+	User  string
+	Token string
+}
+
+func newPerson(o org, name, clusterRole string) person {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: name}}
+	Expect(k8sClient.Create(ctx, sa)).To(Succeed())
+	if clusterRole != "" {
+		rb := &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: o.Name}},
+		}
+		Expect(k8sClient.Create(ctx, rb)).To(Succeed())
+	}
+	tr, err := clientset.CoreV1().ServiceAccounts(o.Name).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return person{User: "system:serviceaccount:" + o.Name + ":" + name, Token: tr.Status.Token}
+}
+
+// call sends a request to the operator's HTTP API and returns the status and the body.
+// Every body is kept in the transcript. token "" sends no Authorization header.
+func call(method, path, token string, body any) (int, []byte) {
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		js, err := json.Marshal(b)
+		Expect(err).NotTo(HaveOccurred())
+		rd = bytes.NewReader(js)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, baseURL+path, rd)
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	fmt.Fprintf(transcript, "%s %s -> %d %s\n", method, path, resp.StatusCode, out)
+	return resp.StatusCode, out
+}
+
+// record is a secret as the API returns it.
+type record struct {
+	ID         string  `json:"id"`
+	Scope      string  `json:"scope"`
+	JobID      *string `json:"job_id"`
+	OrgID      string  `json:"org_id"`
+	EnvVar     string  `json:"env_var"`
+	Provider   *string `json:"provider"`
+	ValueLast4 string  `json:"value_last4"`
+	Status     string  `json:"status"`
+	CreatedAt  string  `json:"created_at"`
+	LastUsedAt *string `json:"last_used_at"`
+}
+
+type apiError struct {
+	Error struct {
+		Code     string `json:"code"`
+		Message  string `json:"message"`
+		Details  []struct{ Field, Message string }
+		Existing *struct {
+			ID         string `json:"id"`
+			Scope      string `json:"scope"`
+			EnvVar     string `json:"env_var"`
+			ValueLast4 string `json:"value_last4"`
+			CreatedAt  string `json:"created_at"`
+		} `json:"existing"`
+	} `json:"error"`
+}
+
+func decode[T any](b []byte) T {
+	var v T
+	ExpectWithOffset(1, json.Unmarshal(b, &v)).To(Succeed(), string(b))
+	return v
+}
+
+// store POSTs a secret and returns the status and the body.
+func store(p person, fields map[string]any) (int, []byte) {
+	return call(http.MethodPost, "/v1/secrets", p.Token, fields)
+}
+
+func list(p person, query string) []record {
+	code, body := call(http.MethodGet, "/v1/secrets"+query, p.Token, nil)
+	ExpectWithOffset(1, code).To(Equal(http.StatusOK), string(body))
+	return decode[struct{ Secrets []record }](body).Secrets
+}
+
+func revoke(p person, fields map[string]any) int {
+	code, body := call(http.MethodDelete, "/v1/secrets", p.Token, fields)
+	ExpectWithOffset(1, code).To(Equal(http.StatusOK), string(body))
+	return decode[struct{ Affected int }](body).Affected
+}
