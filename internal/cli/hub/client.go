@@ -245,7 +245,10 @@ func KubeError(err error, what string) error {
 	case apierrors.IsUnauthorized(err):
 		return apierr.New(http.StatusUnauthorized, apierr.CodeUnauthenticated, "%s: the cluster refused the credentials (run `podium auth login`)", what)
 	case apierrors.IsForbidden(err):
-		return apierr.Forbidden("%s: %s", what, msg)
+		if _, reason, ok := strings.Cut(msg, "is forbidden: "); ok {
+			msg = reason
+		}
+		return apierr.Forbidden("%s: %s", what, strings.TrimPrefix(msg, ": "))
 	case apierrors.IsConflict(err):
 		return apierr.New(http.StatusConflict, apierr.CodeStale, "%s changed since it was read; read or export it again", what)
 	case apierrors.IsAlreadyExists(err):

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -45,23 +46,22 @@ type plan struct {
 
 // parallel runs fn for 0..n-1 on at most workers goroutines and returns the errors by
 // index. After the first failure, work not yet started is skipped (its error stays
-// nil) and the context of running work is cancelled.
+// nil). Work already running is not cancelled: a write whose response is cut off may
+// still have been made, and the rollback must know what was written.
 func parallel(ctx context.Context, workers, n int, fn func(ctx context.Context, i int) error) []error {
 	errs := make([]error, n)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	next := make(chan int)
 	var wg sync.WaitGroup
-	var failed sync.Once
+	var failed atomic.Bool
 	for range min(workers, n) {
 		wg.Go(func() {
 			for i := range next {
-				if ctx.Err() != nil {
+				if failed.Load() || ctx.Err() != nil {
 					continue
 				}
 				if err := fn(ctx, i); err != nil {
 					errs[i] = err
-					failed.Do(cancel)
+					failed.Store(true)
 				}
 			}
 		})
@@ -189,6 +189,12 @@ func (c *Client) send(ctx context.Context, w *write, dry bool) error {
 	// obj carries the resourceVersion it was read at: the update is refused when the
 	// object changed since.
 	if err := c.c.Update(ctx, obj, opts...); err != nil {
+		var se apierrors.APIStatus
+		if !dry && !errors.As(err, &se) {
+			// No answer from the apiserver: the update may have been made. Restoring
+			// the old spec is harmless if it was not.
+			w.done = true
+		}
 		return KubeError(err, w.what)
 	}
 	if !dry {
@@ -277,7 +283,7 @@ func (c *Client) rollback(p *plan) error {
 		}
 		if err != nil {
 			mu.Lock()
-			failed = append(failed, w.what)
+			failed = append(failed, fmt.Sprintf("%s (%v)", w.what, err))
 			mu.Unlock()
 		}
 		return nil
@@ -295,7 +301,10 @@ func (c *Client) rollback(p *plan) error {
 // restore puts an object's old spec and change time back, retrying on conflicts (the
 // controller may be writing status meanwhile).
 func (c *Client) restore(ctx context.Context, old client.Object) error {
-	for range 5 {
+	for attempt := range 10 {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
+		}
 		cur := old.DeepCopyObject().(client.Object)
 		if err := c.c.Get(ctx, client.ObjectKeyFromObject(old), cur); err != nil {
 			return err
@@ -307,6 +316,9 @@ func (c *Client) restore(ctx context.Context, old client.Object) error {
 			cur.(*hubv1alpha1.LeaderboardRow).Spec = *o.Spec.DeepCopy()
 		}
 		ann := cur.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
 		if v, ok := old.GetAnnotations()[AnnotationUpdatedAt]; ok {
 			ann[AnnotationUpdatedAt] = v
 		} else {
