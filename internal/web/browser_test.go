@@ -103,6 +103,20 @@ var _ = Describe("Leaderboard pages in a browser", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(column(rows, 4)).To(Equal([]string{"0.5", "1", "2", "3.2", "3.2", "7", "9.1", "9.1", "12.5", "–"}), "a missing cost stays last")
 		Expect(rows[0][:2]).To(Equal([]string{"10", "echo"}), "a row keeps its rank on the board")
+		// Rows equal on the sorted column keep the board's order between them.
+		_, ranked, err := web.ParseBoardTable(dumpDOM(baseURL + samplePath))
+		Expect(err).NotTo(HaveOccurred())
+		position := map[string]int{}
+		key := func(r []string) string { return r[1] + " " + r[2] } // agent and model
+		for i, r := range ranked {
+			position[key(r)] = i
+		}
+		for i := 1; i < len(rows); i++ {
+			if rows[i][4] == rows[i-1][4] {
+				Expect(position[key(rows[i])]).To(BeNumerically(">", position[key(rows[i-1])]),
+					"%s and %s tie on cost but are not in rank order", key(rows[i-1]), key(rows[i]))
+			}
+		}
 
 		page = follow(page, dom, "reward")
 		_, rows, err = web.ParseBoardTable(dumpDOM(page))
@@ -176,7 +190,7 @@ var _ = Describe("A row's markdown", func() {
 		beacon.setControl("xss", "<!DOCTYPE html><html><head><title>control</title></head><body>"+payload("/ctl/")+"</body></html>")
 		dom := dumpDOM(beacon.url + "/control/xss")
 		Expect(dom).To(ContainSubstring("<title>pwned-"))
-		Eventually(func() []string { return beacon.hitsUnder("/ctl/") }).WithTimeout(10*time.Second).
+		Eventually(func() []string { return beacon.hitsUnder("/ctl/") }).WithTimeout(10 * time.Second).
 			Should(ContainElements("/ctl/script", "/ctl/onerror", "/ctl/style"))
 
 		org := newOrg()

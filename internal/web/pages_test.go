@@ -185,7 +185,7 @@ func ParseBoardTable(page string) (headers []string, rows [][]string, err error)
 		if inBoard && n.Type == html.ElementNode {
 			switch n.Data {
 			case "th":
-				headers = append(headers, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(nodeText(n)), "▲▼↕ⓘ")))
+				headers = append(headers, strings.TrimSpace(nodeText(n)))
 			case "tr":
 				if n.Parent.Data == "tbody" {
 					var cells []string
@@ -234,9 +234,15 @@ func SortLink(page, id string) (string, error) {
 	return find(doc, false), nil
 }
 
+// nodeText is the text of n without the sort arrows and info marks of headers.
 func nodeText(n *html.Node) string {
 	if n.Type == html.TextNode {
 		return n.Data
+	}
+	if n.Type == html.ElementNode && n.Data == "span" && slices.ContainsFunc(n.Attr, func(a html.Attribute) bool {
+		return a.Key == "class" && (a.Val == "arrow" || a.Val == "info")
+	}) {
+		return ""
 	}
 	var b strings.Builder
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
