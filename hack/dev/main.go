@@ -129,7 +129,7 @@ Podium is running. Press Ctrl-C to stop everything.
   kubectl:     %[2]s --kubeconfig %[1]s get podium -A
   HTTP API:    %[3]s
   try:         curl -s -X POST %[3]s/v1/leaderboard-read -H 'Content-Type: application/json' \
-                 -d '{"package":"demo/swe-mini","name":"main","page":1,"page_size":5}'
+                 -d '{"package":"demo/terminal-bench","name":"main","page":1,"page_size":5}'
   web page:    %[3]s/leaderboards
   CLI:         bin/podium --kubeconfig %[1]s hub leaderboard list
 
