@@ -24,8 +24,8 @@ import (
 )
 
 // DefaultRowWorkers is how many rows are reconciled at once: a row's reconcile mostly
-// waits for the apiserver, so a bulk import needs several in flight.
-const DefaultRowWorkers = 8
+// waits for the apiserver, so a bulk import needs many writes in flight.
+const DefaultRowWorkers = 32
 
 // LeaderboardRowReconciler ties a row to its board (labels, owner reference) and
 // validates its values against the board's schemas.
@@ -55,12 +55,15 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		}
 		lb = nil // the row waits: the board's creation enqueues it again
 	}
-	if err := r.ensureMetadata(ctx, row, lb); err != nil {
+	if patched, err := r.ensureMetadata(ctx, row, lb); err != nil || patched {
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			// A newer version of the row is on its way through the cache and will
 			// be reconciled; this one is stale.
 			return ctrl.Result{}, nil
 		}
+		// After a metadata patch, the status is written when the patched row comes
+		// back through the cache: writing it now would be done twice, once here and
+		// once more for the patch's own event seen before the status write.
 		return ctrl.Result{}, err
 	}
 	want := rowStatus(row, lb)
@@ -73,8 +76,9 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 }
 
 // ensureMetadata adds the board label, the id label and the board's controller
-// reference when they are missing, in one patch of metadata (never spec).
-func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) error {
+// reference when they are missing, in one patch of metadata (never spec). It reports
+// whether it patched.
+func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) (bool, error) {
 	base := row.DeepCopy()
 	changed := setLabels(row, rowLabels(row))
 	if lb != nil && !controlledBy(row, lb) {
@@ -82,7 +86,7 @@ func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv
 		if err := controllerutil.SetControllerReference(lb, row, r.Scheme()); err != nil {
 			var owned *controllerutil.AlreadyOwnedError
 			if !errors.As(err, &owned) {
-				return err
+				return false, err
 			}
 			// Something else controls the row: keep its claim, add nothing.
 			ctrl.LoggerFrom(ctx).Info("Row is controlled by another object; not adding the board's owner reference", "owner", owned.Owner.Name)
@@ -91,9 +95,9 @@ func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv
 		}
 	}
 	if !changed {
-		return nil
+		return false, nil
 	}
-	return r.Patch(ctx, row, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	return true, r.Patch(ctx, row, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
 }
 
 func rowLabels(row *hubv1alpha1.LeaderboardRow) map[string]string {
