@@ -9,9 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -21,7 +23,8 @@ import (
 )
 
 // Requeue delays for what no watch reports: an unlabelled Secret is outside the cache
-// (it appears later), and a slot pointer is read uncached (its holder may be revoked).
+// (it appears later), and a slot pointer is read uncached (a slot may also be freed by
+// means the slotFreed watch does not see, such as a pointer deleted by hand).
 const (
 	valueMissingRetry = 30 * time.Second
 	slotOccupiedRetry = time.Minute
@@ -54,9 +57,41 @@ type HostedSecretReconciler struct {
 func (r *HostedSecretReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&hubv1alpha1.HostedSecret{}).
+		Watches(&hubv1alpha1.HostedSecret{}, r.slotFreed()).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(valueSecretToHostedSecret)).
 		Named("hostedsecret").
 		Complete(r)
+}
+
+// slotFreed wakes the secrets waiting for a slot (SlotOccupied) when a secret of the
+// slot is revoked or deleted, instead of leaving them to their periodic retry.
+func (r *HostedSecretReconciler) slotFreed() handler.EventHandler {
+	wake := func(ctx context.Context, hs *hubv1alpha1.HostedSecret, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		list := &hubv1alpha1.HostedSecretList{}
+		if err := r.Client.List(ctx, list, client.InNamespace(hs.Namespace), client.MatchingFields{secrets.SlotIndex: secrets.SlotIndexValue(hs)}); err != nil {
+			logf.FromContext(ctx).Error(err, "Listing the secrets of a freed slot failed", "hostedSecret", client.ObjectKeyFromObject(hs))
+			return
+		}
+		for _, o := range list.Items {
+			if o.UID != hs.UID && o.Status.State == "" {
+				q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&o)})
+			}
+		}
+	}
+	return handler.Funcs{
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			old, okOld := e.ObjectOld.(*hubv1alpha1.HostedSecret)
+			cur, okNew := e.ObjectNew.(*hubv1alpha1.HostedSecret)
+			if okOld && okNew && old.Status.State != hubv1alpha1.StateRevoked && cur.Status.State == hubv1alpha1.StateRevoked {
+				wake(ctx, cur, q)
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if hs, ok := e.Object.(*hubv1alpha1.HostedSecret); ok {
+				wake(ctx, hs, q)
+			}
+		},
+	}
 }
 
 func valueSecretToHostedSecret(_ context.Context, o client.Object) []reconcile.Request {
@@ -80,6 +115,9 @@ func (r *HostedSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, nil // the value Secret is owned by it and goes with it
 	}
 	res, err := r.reconcileSlot(ctx, hs)
+	if apierrors.IsNotFound(err) {
+		return ctrl.Result{}, nil // deleted meanwhile (a store that lost its race): nothing to do
+	}
 	if err != nil {
 		return res, err
 	}

@@ -1,0 +1,215 @@
+package secrets_test
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/testenv"
+)
+
+var _ = Describe("A secret value", func() {
+	It("appears nowhere but in its Secret's data", func() {
+		raw := make([]byte, 32)
+		_, err := rand.Read(raw)
+		Expect(err).NotTo(HaveOccurred())
+		canary := base64.RawURLEncoding.EncodeToString(raw)
+		// The last four characters are shown on purpose; everything before them, and the
+		// value in the encodings a Secret or a careless log would use, must not be.
+		needles := []string{
+			canary[:len(canary)-4],
+			base64.StdEncoding.EncodeToString([]byte(canary)),
+			fmt.Sprintf("%x", canary),
+		}
+		var outputs []string // kubectl output and errors seen by the test
+		leak := newOrg("leak")
+		owner := newPerson(leak, "owner", "podium-org-owner")
+		member := newPerson(leak, "member", "podium-org-member")
+		stranger := newPerson(newOrg("leak-other"), "stranger", "podium-org-owner")
+		post := func(token string, body any) (int, []byte) { return call(http.MethodPost, "/v1/secrets", token, body) }
+		withValue := func(fields map[string]any) map[string]any {
+			fields["value"] = canary
+			return fields
+		}
+
+		By("storing and failing to store over HTTP")
+		code, body := post(owner.Token, withValue(map[string]any{"env_var": "LEAK_KEY", "provider": "anthropic"}))
+		Expect(code).To(Equal(http.StatusCreated), string(body))
+		first := decode[record](body)
+		Expect(first.ValueLast4).To(Equal(canary[len(canary)-4:]))
+		for _, tc := range []struct {
+			token  string
+			body   any
+			status int
+		}{
+			{owner.Token, withValue(map[string]any{"env_var": "LEAK_KEY"}), http.StatusConflict},
+			{member.Token, withValue(map[string]any{"env_var": "LEAK_KEY", "supersede_credential_id": first.ID}), http.StatusForbidden},
+			{owner.Token, withValue(map[string]any{"env_var": "LEAK_KEY", "supersede_credential_id": uuid.NewString()}), http.StatusConflict},
+			{owner.Token, withValue(map[string]any{"env_var": "leak_key"}), http.StatusUnprocessableEntity},
+			{owner.Token, withValue(map[string]any{"env_var": "LEAK_KEY", "scope": "job"}), http.StatusUnprocessableEntity},
+			{owner.Token, withValue(map[string]any{"env_var": "LEAK_KEY", "colour": "red"}), http.StatusBadRequest},
+			{owner.Token, withValue(map[string]any{"env_var": 7}), http.StatusBadRequest},
+			{owner.Token, `{"env_var": "LEAK_KEY", "value": "` + canary + `"`, http.StatusBadRequest},
+			{owner.Token, `{"env_var": "LEAK_KEY", "value": "` + canary + `"} {}`, http.StatusBadRequest},
+			{owner.Token, `{"env_var": "LEAK_KEY", "value": ["` + canary + `"]}`, http.StatusBadRequest},
+			{owner.Token, withValue(map[string]any{"env_var": "LEAK_KEY", "org_id": uuid.NewString()}), http.StatusNotFound},
+			{stranger.Token, withValue(map[string]any{"env_var": "LEAK_KEY", "org_id": leak.UID}), http.StatusForbidden},
+			{"", withValue(map[string]any{"env_var": "LEAK_KEY"}), http.StatusUnauthorized},
+			{canary, withValue(map[string]any{"env_var": "LEAK_KEY"}), http.StatusUnauthorized},
+			{owner.Token, withValue(map[string]any{"env_var": "LEAK_KEY", "provider": strings.Repeat(canary, 2)}), http.StatusUnprocessableEntity},
+			{owner.Token, `{"env_var": "LEAK_KEY", "value": "` + strings.Repeat(canary, 40000) + `"}`, http.StatusRequestEntityTooLarge},
+		} {
+			code, body := post(tc.token, tc.body)
+			Expect(code).To(Equal(tc.status), string(body))
+		}
+		code, body = post(owner.Token, withValue(map[string]any{"env_var": "LEAK_KEY", "supersede_credential_id": first.ID}))
+		Expect(code).To(Equal(http.StatusCreated), string(body))
+		code, body = post(member.Token, withValue(map[string]any{"env_var": "LEAK_KEY", "scope": "job", "job_id": jobA}))
+		Expect(code).To(Equal(http.StatusCreated), string(body))
+		code, body = post(member.Token, map[string]any{"env_var": "SHORT_KEY", "value": canary[:6]})
+		Expect(code).To(Equal(http.StatusCreated), string(body))
+		Expect(decode[record](body).ValueLast4).To(BeEmpty())
+
+		By("applying a Secret and a HostedSecret with kubectl")
+		manifest := fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: decl-value, namespace: %[1]s}
+stringData: {value: %[2]q}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: decl-other, namespace: %[1]s}
+stringData: {token: %[2]q}
+---
+apiVersion: hub.podium.dev/v1alpha1
+kind: HostedSecret
+metadata: {name: decl, namespace: %[1]s}
+spec: {scope: user, owner: %[3]q, envVar: DECL_KEY, secretRef: {name: decl-value}}
+---
+apiVersion: hub.podium.dev/v1alpha1
+kind: HostedSecret
+metadata: {name: decl-same-secret, namespace: %[1]s}
+spec: {scope: user, owner: %[3]q, envVar: DECL_TWO, secretRef: {name: decl-value}}
+---
+apiVersion: hub.podium.dev/v1alpha1
+kind: HostedSecret
+metadata: {name: decl-same-slot, namespace: %[1]s}
+spec: {scope: user, owner: %[3]q, envVar: DECL_KEY, secretRef: {name: decl-other, key: token}}
+---
+apiVersion: hub.podium.dev/v1alpha1
+kind: HostedSecret
+metadata: {name: decl-wrong-key, namespace: %[1]s}
+spec: {scope: user, owner: %[3]q, envVar: DECL_THREE, secretRef: {name: decl-other, key: missing}}
+`, leak.Name, canary, owner.User)
+		kubectl := adminKubectl()
+		outputs = append(outputs, kubectl("apply", "-f", writeManifest(manifest)))
+		Eventually(func(g Gomega) {
+			g.Expect(readyReason(g, leak, "decl")).To(Equal(hubv1alpha1.ReasonActive))
+			g.Expect(readyReason(g, leak, "decl-same-slot")).To(Equal(hubv1alpha1.ReasonSlotOccupied))
+			g.Expect(readyReason(g, leak, "decl-same-secret")).To(Equal(hubv1alpha1.ReasonValueMissing))
+			g.Expect(readyReason(g, leak, "decl-wrong-key")).To(Equal(hubv1alpha1.ReasonValueMissing))
+		}).Should(Succeed())
+		outputs = append(outputs,
+			kubectl("get", "hostedsecrets", "-n", leak.Name, "-o", "yaml"),
+			kubectl("get", "hostedsecrets", "-n", leak.Name, "-o", "wide"),
+			kubectl("describe", "hostedsecrets", "-n", leak.Name),
+		)
+
+		By("listing, checking, revoking and purging")
+		Expect(list(owner, "?status=all")).NotTo(BeEmpty())
+		Expect(list(member, "?scope=job&job_id="+jobA)).To(HaveLen(1))
+		code, _ = call(http.MethodPost, "/v1/secrets/preflight", owner.Token, map[string]any{
+			"config":            map[string]any{"agents": []any{map[string]any{"name": "a", "model_name": "anthropic/x", "secrets": []string{"LEAK_KEY", "DECL_KEY"}}}},
+			"declared_env_vars": []string{"EXTRA"},
+		})
+		Expect(code).To(Equal(http.StatusOK))
+		Expect(revoke(owner, map[string]any{"env_var": "DECL_KEY"})).To(Equal(1))
+		Expect(revoke(member, map[string]any{"scope": "job", "job_id": jobA, "env_var": "LEAK_KEY"})).To(Equal(1))
+		Expect(revoke(member, map[string]any{"env_var": "SHORT_KEY", "purge": true})).To(Equal(1))
+		Expect(revoke(owner, map[string]any{"env_var": "LEAK_KEY"})).To(Equal(1))
+		code, body = post(owner.Token, withValue(map[string]any{"env_var": "LEAK_KEY"}))
+		Expect(code).To(Equal(http.StatusCreated), string(body))
+		Expect(revoke(owner, map[string]any{"env_var": "LEAK_KEY", "purge": true})).To(Equal(3))
+		// The declarative secret waiting for DECL_KEY's slot claims it once it is free.
+		Eventually(func(g Gomega) { g.Expect(readyReason(g, leak, "decl-same-slot")).To(Equal(hubv1alpha1.ReasonActive)) }).Should(Succeed())
+
+		By("searching everything the system said")
+		haystacks := map[string]string{
+			"operator logs":  logs.String(),
+			"HTTP responses": transcript.String(),
+			"kubectl output": strings.Join(outputs, "\n"),
+		}
+		var hss hubv1alpha1.HostedSecretList
+		Expect(k8sClient.List(ctx, &hss)).To(Succeed())
+		haystacks["HostedSecrets"] = mustJSON(hss)
+		var coreEvents corev1.EventList
+		Expect(k8sClient.List(ctx, &coreEvents)).To(Succeed())
+		var events eventsv1.EventList
+		Expect(k8sClient.List(ctx, &events)).To(Succeed())
+		Expect(events.Items).NotTo(BeEmpty(), "the operator records events")
+		haystacks["events"] = mustJSON(coreEvents) + mustJSON(events)
+		var leases coordinationv1.LeaseList
+		Expect(k8sClient.List(ctx, &leases)).To(Succeed())
+		haystacks["slot pointers"] = mustJSON(leases)
+		for name, hay := range haystacks {
+			for _, n := range needles {
+				Expect(strings.Contains(hay, n)).To(BeFalse(), "the value leaked into %s", name)
+			}
+		}
+
+		By("the search finds the value where it does live")
+		var secrets corev1.SecretList
+		Expect(k8sClient.List(ctx, &secrets, client.InNamespace(leak.Name))).To(Succeed())
+		Expect(mustJSON(secrets)).To(ContainSubstring(needles[1]))
+		hs := &hubv1alpha1.HostedSecret{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: leak.Name, Name: "decl-same-slot"}, hs)).To(Succeed())
+		Expect(meta.IsStatusConditionTrue(hs.Status.Conditions, hubv1alpha1.ConditionReady)).To(BeTrue())
+	})
+})
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	return string(b)
+}
+
+func writeManifest(s string) string {
+	path := filepath.Join(GinkgoT().TempDir(), "manifest.yaml")
+	Expect(os.WriteFile(path, []byte(s), 0o600)).To(Succeed())
+	return path
+}
+
+// adminKubectl returns a function running the pinned kubectl as a cluster admin against
+// the test's apiserver, returning its combined output.
+func adminKubectl() func(args ...string) string {
+	u, err := testEnv.AddUser(envtest.User{Name: "platform-admin", Groups: []string{"system:masters"}}, nil)
+	Expect(err).NotTo(HaveOccurred())
+	k, err := u.Kubectl()
+	Expect(err).NotTo(HaveOccurred())
+	k.Path, err = testenv.Kubectl()
+	Expect(err).NotTo(HaveOccurred())
+	return func(args ...string) string {
+		stdout, stderr, err := k.Run(args...)
+		out, _ := io.ReadAll(stdout)
+		errOut, _ := io.ReadAll(stderr)
+		ExpectWithOffset(1, err).NotTo(HaveOccurred(), string(errOut))
+		return string(out) + string(errOut)
+	}
+}
