@@ -120,7 +120,7 @@ var _ = Describe("KubeReviewer", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(ok).To(BeTrue())
 		}
-		Expect(tokenReviews.Load() - tr0).To(Equal(int64(2)), "one review of the good token, one of the bad")
+		Expect(tokenReviews.Load()-tr0).To(Equal(int64(2)), "one review of the good token, one of the bad")
 		Expect(accessReviews.Load() - sar0).To(Equal(int64(1)))
 
 		// Anonymous callers never cost a review.

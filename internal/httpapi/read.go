@@ -380,6 +380,12 @@ func updatedAt(m *metav1.ObjectMeta) time.Time {
 	return m.CreationTimestamp.Time
 }
 
+// EncodeRead encodes one page of a board exactly as the read serves it (for the
+// benchmark's naive read, which ranks on every request).
+func EncodeRead(lb *hubv1alpha1.Leaderboard, board RankedBoard, page, pageSize int64) ([]byte, error) {
+	return encodeRead(lb, board, target{page: page, size: pageSize})
+}
+
 // encodeRead encodes one page of a board.
 func encodeRead(lb *hubv1alpha1.Leaderboard, board RankedBoard, t target) ([]byte, error) {
 	resp := readResponse{Leaderboard: boardWire(lb), Rows: []wireRow{}}

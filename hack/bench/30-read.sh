@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The public leaderboard read at 100,000 rows (issue 4): requests/s and p50/p99 latency
+# of page 1 and page 2,000 (page_size 50) over loopback with wrk at 32 connections; the
+# operator's memory per row; the same read done the naive way (list the rows from the
+# apiserver and sort them per request); and the ceiling, a trivial Go server answering
+# the same bytes from memory. Figures are written up in docs/performance.md.
+#
+# The rows are written straight into etcd (hack/loadgen/etcd.go says why); the
+# apiserver, its watch cache, the operator's informers, rank index and HTTP server are
+# the real ones. Env: KUBEBUILDER_ASSETS (control plane), PODIUM_BIN (built binaries),
+# ROWS (default 100000), DURATION (wrk seconds per run, default 8).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+ROWS=${ROWS:-100000}
+DURATION=${DURATION:-8}
+CONNS=32
+export KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS:-$(bash hack/controlplane.sh)}
+
+if ! command -v wrk >/dev/null; then
+  echo ">> installing wrk from Debian"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y wrk >/dev/null; else sudo apt-get install -y wrk >/dev/null; fi
+fi
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+bin=${PODIUM_BIN:-$work}
+if [ ! -x "$bin/podium-operator" ]; then bin=$work; go build -o "$bin/podium-operator" ./cmd/operator; fi
+go build -o "$work/podium-loadgen" ./hack/loadgen
+lg="$work/podium-loadgen"
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+wait_for() { # file pattern seconds
+  for _ in $(seq "$3"); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 1; done
+  echo "timed out waiting for $2 in $1" >&2; cat "$1" >&2; return 1
+}
+
+echo ">> control plane"
+"$lg" controlplane -kubeconfig "$work/kc" -etcd-url-file "$work/etcd" >"$work/cp.log" 2>&1 &
+pids+=($!)
+wait_for "$work/cp.log" "control plane ready" 90
+"$lg" seed -kubeconfig "$work/kc" -rows 0
+
+# start_operator NAME: runs podium-operator with gctrace (the live heap after each GC).
+start_operator() {
+  http_port=$(port)
+  GODEBUG=gctrace=1 "$bin/podium-operator" --kubeconfig "$work/kc" --http-addr "127.0.0.1:$http_port" \
+    --metrics-bind-address 0 --health-probe-bind-address 0 >"$work/$1.log" 2>&1 &
+  op_pid=$!
+  pids+=($op_pid)
+  read_url="http://127.0.0.1:$http_port/v1/leaderboard-read"
+}
+# live_heap LOG: MB of live heap after the operator's last GC.
+live_heap() { grep -E '^gc [0-9]+ ' "$1" | tail -1 | sed -E 's/.* ([0-9]+)->([0-9]+)->([0-9]+) MB.*/\3/'; }
+rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+
+board='"package":"bench/ds","name":"main"'
+
+echo ">> operator without rows (baseline memory)"
+start_operator op0
+"$lg" await -url "$read_url" -body "{$board,\"page_size\":1}" -total 0 -timeout 2m
+sleep 3
+base_heap=$(live_heap "$work/op0.log"); base_rss=$(rss_kb "$op_pid")
+kill "$op_pid"; wait "$op_pid" 2>/dev/null || true
+
+echo ">> seeding $ROWS rows"
+"$lg" seed -kubeconfig "$work/kc" -etcd "$(cat "$work/etcd")" -rows "$ROWS"
+
+echo ">> operator with $ROWS rows"
+t0=$(date +%s.%N)
+start_operator op1
+"$lg" await -url "$read_url" -body "{$board,\"page_size\":1}" -total "$ROWS" -timeout 4m
+t1=$(date +%s.%N)
+
+cat >"$work/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = os.getenv("BODY")
+LUA
+# run_wrk NAME URL BODY: prints "rps p50_ms p99_ms"
+run_wrk() {
+  BODY=$3 wrk -t2 -c$CONNS -d2s -s "$work/post.lua" "$2" >/dev/null 2>&1 || true # warm-up
+  BODY=$3 wrk -t2 -c$CONNS -d"${DURATION}s" --latency -s "$work/post.lua" "$2" >"$work/$1.wrk" 2>&1
+  if grep -q "Non-2xx" "$work/$1.wrk"; then echo "wrk $1: non-2xx answers" >&2; cat "$work/$1.wrk" >&2; return 1; fi
+  awk '
+    function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }
+    /^ +50%/ {p50=ms($2)} /^ +99%/ {p99=ms($2)} /^Requests\/sec/ {rps=$2}
+    END {printf "%.0f %.2f %.2f\n", rps, p50, p99}' "$work/$1.wrk"
+}
+
+page1="{$board,\"page\":1,\"page_size\":50}"
+pageN="{$board,\"page\":2000,\"page_size\":50}"
+curl -sf -X POST -H 'Content-Type: application/json' -d "$page1" "$read_url" >"$work/page1.json"
+bytes=$(wc -c <"$work/page1.json")
+
+echo ">> ceiling: the same $bytes bytes from memory"
+ceil_port=$(port)
+"$lg" ceiling -addr "127.0.0.1:$ceil_port" -body "$work/page1.json" >"$work/ceiling.log" 2>&1 &
+pids+=($!)
+wait_for "$work/ceiling.log" "serving on" 10
+read -r c_rps c_p50 c_p99 < <(run_wrk ceiling "http://127.0.0.1:$ceil_port/" "$page1")
+
+echo ">> operator: page 1 and page 2,000"
+read -r p1_rps p1_p50 p1_p99 < <(run_wrk page1 "$read_url" "$page1")
+read -r pn_rps pn_p50 pn_p99 < <(run_wrk page2000 "$read_url" "$pageN")
+# Measured after the load runs: their garbage made the GC run often, so the live heap of
+# its last cycle is the steady state with every row loaded.
+heap=$(live_heap "$work/op1.log"); rss=$(rss_kb "$op_pid")
+
+echo ">> naive: list $ROWS rows from the apiserver and sort, per request (2 requests)"
+naive_port=$(port)
+"$lg" naive -kubeconfig "$work/kc" -addr "127.0.0.1:$naive_port" >"$work/naive.log" 2>&1 &
+pids+=($!)
+wait_for "$work/naive.log" "serving on" 10
+"$lg" load -url "http://127.0.0.1:$naive_port/" -body "$page1" -c 1 -n 2 -save "$work/naive-page1.json" >"$work/naive.json"
+n_rps=$(python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["rps"])' "$work/naive.json")
+n_p50=$(python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["p50_ms"])' "$work/naive.json")
+same=no; cmp -s "$work/page1.json" "$work/naive-page1.json" && same=yes
+
+python3 - "$ROWS" "$bytes" "$base_heap" "$heap" "$base_rss" "$rss" "$t0" "$t1" \
+  "$c_rps" "$c_p50" "$c_p99" "$p1_rps" "$p1_p50" "$p1_p99" "$pn_rps" "$pn_p50" "$pn_p99" "$n_rps" "$n_p50" "$same" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
+import sys
+a = sys.argv[1:]
+rows, size = int(a[0]), int(a[1])
+bh, h, brss, rss = float(a[2]), float(a[3]), float(a[4]), float(a[5])
+t0, t1 = float(a[6]), float(a[7])
+c_rps, c50, c99, p1, p150, p199, pn, pn50, pn99, n_rps, n50 = map(float, a[8:19])
+same, cpus, load = a[19], a[20], a[21]
+print()
+print(f"read bench: {rows} rows, page_size 50 ({size} bytes a page), wrk 32 connections, {cpus} CPUs, load average {load}")
+print(f"  ceiling (same bytes from memory)  {c_rps:9.0f} req/s  p50 {c50:6.2f} ms  p99 {c99:7.2f} ms")
+print(f"  operator page 1                   {p1:9.0f} req/s  p50 {p150:6.2f} ms  p99 {p199:7.2f} ms  = {100*p1/c_rps:.0f}% of the ceiling (target >= 60%)")
+print(f"  operator page 2,000               {pn:9.0f} req/s  p50 {pn50:6.2f} ms  p99 {pn99:7.2f} ms  = {100*pn/p1:.0f}% of page 1")
+print(f"  naive (list + sort per request)   {n_rps:9.4f} req/s  p50 {n50:6.0f} ms  -> operator page 1 is {p1/n_rps:,.0f}x the naive read (target >= 50x); same bytes: {same}")
+print(f"  p99 target < 10 ms: page 1 {'met' if p199 < 10 else 'NOT met'}, page 2,000 {'met' if pn99 < 10 else 'NOT met'}")
+print(f"  operator start-up to all {rows} rows served: {t1-t0:.1f} s")
+per_heap = (h - bh) * 1024 * 1024 / rows
+per_rss = (rss - brss) * 1024 / rows
+print(f"  operator memory: live heap {bh:.0f} MB -> {h:.0f} MB = {per_heap:,.0f} B/row; RSS {brss/1024:.0f} MB -> {rss/1024:.0f} MB = {per_rss:,.0f} B/row (target < 2048 B/row)")
+PY
