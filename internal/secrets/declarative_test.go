@@ -2,6 +2,7 @@ package secrets_test
 
 import (
 	"net/http"
+	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/testenv"
 )
 
 func declared(o org, name, owner, envVar, secretName string) *hubv1alpha1.HostedSecret {
@@ -138,6 +140,18 @@ var _ = Describe("Declarative HostedSecrets", func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(stray), &corev1.Secret{}))
 		}).Should(BeTrue())
+	})
+
+	It("makes the shipped sample active", func() {
+		demo := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "demo"}}
+		Expect(k8sClient.Create(ctx, demo)).To(Succeed())
+		adminKubectl()("apply", "-f", filepath.Join(testenv.RepoRoot(), "config", "samples", "hostedsecret_demo.yaml"))
+		Eventually(func(g Gomega) {
+			hs := &hubv1alpha1.HostedSecret{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: "demo", Name: "github-token-alice"}, hs)).To(Succeed())
+			g.Expect(hs.Status.State).To(Equal(hubv1alpha1.StateActive))
+			g.Expect(hs.Status.ValueLast4).To(Equal("0000"))
+		}).Should(Succeed())
 	})
 
 	It("rejects malformed HostedSecrets at apply time", func() {
