@@ -28,6 +28,7 @@ import (
 type fakeRanked struct {
 	entries []Entry
 	size    int // Len when it differs from len(entries), to stand in for a huge board
+	version uint64
 }
 
 func (f *fakeRanked) Len() int {
@@ -36,7 +37,7 @@ func (f *fakeRanked) Len() int {
 	}
 	return len(f.entries)
 }
-func (f *fakeRanked) Version() uint64 { return 1 }
+func (f *fakeRanked) Version() uint64 { return f.version }
 func (f *fakeRanked) Page(offset, limit int) []Entry {
 	if offset >= len(f.entries) {
 		return nil
@@ -255,7 +256,7 @@ func TestBoardPage(t *testing.T) {
 	pub := board("acme", "swe", "SWE <Bench>", hubv1alpha1.VisibilityPublic)
 	ds := &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "acme", Name: "bench"},
 		Spec: hubv1alpha1.DatasetSpec{Versions: []hubv1alpha1.DatasetVersion{{ID: "v1-id", Tag: "1.0"}}}}
-	f := newFixture(t, map[types.UID]Ranked{pub.UID: &fakeRanked{entries: rankedRows(5)}}, pub, ds)
+	f := newFixture(t, map[types.UID]Ranked{pub.UID: &fakeRanked{entries: rankedRows(5), version: 1}}, pub, ds)
 
 	res, body := f.get(t, "/leaderboards/acme/bench/swe", "")
 	if res.StatusCode != http.StatusOK {
@@ -434,5 +435,79 @@ func TestAssets(t *testing.T) {
 	}
 	if res, _ := f.get(t, "/assets/nope.js", ""); res.StatusCode != http.StatusNotFound {
 		t.Errorf("missing asset status %d", res.StatusCode)
+	}
+}
+
+func TestKeptPagesAndETag(t *testing.T) {
+	pub := board("acme", "swe", "SWE", hubv1alpha1.VisibilityPublic)
+	ranked := &fakeRanked{entries: rankedRows(3), version: 1}
+	f := newFixture(t, map[types.UID]Ranked{pub.UID: ranked}, pub)
+	mux := http.NewServeMux()
+	for pattern, h := range f.pages.Routes() {
+		mux.Handle(pattern, h)
+	}
+	get := func(path, inm string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		if inm != "" {
+			req.Header.Set("If-None-Match", inm)
+		}
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		return rec
+	}
+	first := get("/leaderboards/acme/bench/swe", "")
+	etag := first.Header().Get("ETag")
+	if first.Code != http.StatusOK || etag == "" {
+		t.Fatalf("status %d, ETag %q", first.Code, etag)
+	}
+	if got := get("/leaderboards/acme/bench/swe", etag); got.Code != http.StatusNotModified || got.Body.Len() != 0 {
+		t.Errorf("If-None-Match of the current ETag: status %d, %d bytes; want 304, empty", got.Code, got.Body.Len())
+	}
+	if got := get("/leaderboards/acme/bench/swe", `"other", W/`+etag); got.Code != http.StatusNotModified {
+		t.Errorf("weak ETag in a list: status %d, want 304", got.Code)
+	}
+	if got := get("/leaderboards/acme/bench/swe?page=2", etag); got.Code != http.StatusOK || got.Header().Get("ETag") == etag {
+		t.Errorf("another page shares the ETag")
+	}
+	if f.pages.pages.len() != 2 {
+		t.Errorf("%d pages kept, want 2", f.pages.pages.len())
+	}
+
+	// A changed row (a new index version) is a new page, never the kept one.
+	r := *ranked.entries[0].Row
+	r.Spec.Metadata = row(`{"agent":"renamed"}`, "").Spec.Metadata
+	ranked.entries[0].Row = &r
+	ranked.version = 2
+	got := get("/leaderboards/acme/bench/swe", etag)
+	if got.Code != http.StatusOK || got.Header().Get("ETag") == etag {
+		t.Fatalf("after a change: status %d, same ETag %v", got.Code, got.Header().Get("ETag") == etag)
+	}
+	if _, rows := table(t, got.Body.String()); rows[0][1] != "renamed" {
+		t.Errorf("after a change the page shows %v", rows[0])
+	}
+}
+
+func TestLRU(t *testing.T) {
+	c := newLRU[string](3, 10, func(v string) int64 { return int64(len(v)) })
+	c.put("a", "1")
+	c.put("b", "22")
+	c.put("c", "333")
+	c.get("a") // a is now the most recent
+	c.put("d", "4444")
+	if _, ok := c.get("b"); ok {
+		t.Error("b was least recently used and over the entry bound, yet kept")
+	}
+	for _, k := range []string{"a", "c", "d"} {
+		if _, ok := c.get(k); !ok {
+			t.Errorf("%s evicted", k)
+		}
+	}
+	c.put("e", "55555") // 1+3+4+5 = 13 bytes > 10: the oldest go
+	if c.len() != 2 || c.bytes > 10 {
+		t.Errorf("%d entries, %d bytes; want 2 entries within 10 bytes", c.len(), c.bytes)
+	}
+	c.put("huge", "01234567890")
+	if _, ok := c.get("huge"); ok {
+		t.Error("a value larger than the whole cache was kept")
 	}
 }

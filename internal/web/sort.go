@@ -1,9 +1,6 @@
 package web
 
 import (
-	"container/list"
-	"sync"
-
 	"k8s.io/apimachinery/pkg/types"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -49,48 +46,12 @@ type sortKey struct {
 	dir     hubv1alpha1.Direction
 }
 
-// sortCache keeps the few most recently used column orders, keyed by the board's
-// version so that a changed board is sorted again and never served stale.
-type sortCache struct {
-	mu      sync.Mutex
-	entries map[sortKey]*list.Element
-	lru     *list.List
-}
+// entrySize counts what a kept order costs: one Entry (a rank and a pointer) a row.
+func entrySize(e []Entry) int64 { return int64(len(e)) * 16 }
 
-type sortCacheItem struct {
-	key    sortKey
-	sorted []Entry
-}
-
-func newSortCache() *sortCache {
-	return &sortCache{entries: map[sortKey]*list.Element{}, lru: list.New()}
-}
-
-func (c *sortCache) get(k sortKey) ([]Entry, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[k]
-	if !ok {
-		return nil, false
-	}
-	c.lru.MoveToFront(el)
-	return el.Value.(*sortCacheItem).sorted, true
-}
-
-func (c *sortCache) put(k sortKey, sorted []Entry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.entries[k]; ok {
-		el.Value.(*sortCacheItem).sorted = sorted
-		c.lru.MoveToFront(el)
-		return
-	}
-	c.entries[k] = c.lru.PushFront(&sortCacheItem{key: k, sorted: sorted})
-	for c.lru.Len() > sortCacheSize {
-		oldest := c.lru.Back()
-		c.lru.Remove(oldest)
-		delete(c.entries, oldest.Value.(*sortCacheItem).key)
-	}
+// newSortCache keeps the few most recently used column orders.
+func newSortCache() *lru[sortKey, []Entry] {
+	return newLRU[sortKey](sortCacheSize, sortCacheSize*MaxSortRows*16, entrySize)
 }
 
 // sortByColumn returns every ranked row ordered by the column's accessor (its sort

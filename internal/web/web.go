@@ -9,10 +9,13 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -55,8 +58,16 @@ type Options struct {
 type Pages struct {
 	o      Options
 	tmpl   *template.Template
-	sorted *sortCache
+	sorted *lru[sortKey, []Entry]
+	pages  *lru[pageKey, []byte]
 }
+
+// Rendered board pages kept: enough for the first pages of the popular boards in each
+// order. A kept page is served without decoding a row or running a template.
+const (
+	pageCacheEntries = 512
+	pageCacheBytes   = 32 << 20
+)
 
 // New parses the embedded templates.
 func New(o Options) (*Pages, error) {
@@ -68,7 +79,8 @@ func New(o Options) (*Pages, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pages{o: o, tmpl: tmpl, sorted: newSortCache()}, nil
+	pages := newLRU[pageKey](pageCacheEntries, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
+	return &Pages{o: o, tmpl: tmpl, sorted: newSortCache(), pages: pages}, nil
 }
 
 // Routes are the pages' handlers by ServeMux pattern.
@@ -139,23 +151,80 @@ func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 		}, private)
 		return
 	}
-	page := p.boardPage(ctx, lb, q)
-	page.Org, page.Dataset, page.Name = org, dataset, name
-	p.render(w, r, http.StatusOK, "board", page, private)
-}
-
-// boardPage builds the page of a readable board.
-func (p *Pages) boardPage(ctx context.Context, lb *hubv1alpha1.Leaderboard, q query) *boardPage {
-	page := &boardPage{Title: lb.Spec.Title, Private: lb.Spec.Visibility != hubv1alpha1.VisibilityPublic}
-	if lb.Spec.Description != nil {
-		page.Description = *lb.Spec.Description
-	}
-	page.Versions = p.versions(ctx, lb)
-
+	ds := p.dataset(ctx, lb)
 	ranked := p.o.Ranking(lb.UID)
 	if ranked == nil {
 		ranked = emptyBoard{}
 	}
+	// The key is read before the page is built: a row that changes meanwhile makes the
+	// kept page newer than its key, never older.
+	key := pageKey{board: lb.UID, boardRV: lb.ResourceVersion, rows: ranked.Version(), total: ranked.Len(),
+		datasetRV: ds.ResourceVersion, query: q}
+	etag := key.etag()
+	if matchesETag(r.Header.Get("If-None-Match"), etag) {
+		setHeaders(w.Header(), private, etag)
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	body, ok := p.pages.get(key)
+	if !ok {
+		page := p.boardPage(lb, ds, ranked, q)
+		page.Org, page.Dataset, page.Name = org, dataset, name
+		var err error
+		if body, err = p.execute("board", page); err != nil {
+			p.o.Log.Error(err, "Rendering a leaderboard page", "leaderboard", client.ObjectKeyFromObject(lb))
+			p.render(w, r, internalError.Status, "error", internalError, private)
+			return
+		}
+		p.pages.put(key, body)
+	}
+	setHeaders(w.Header(), private, etag)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// pageKey names a rendered board page by everything it is built from: the board object,
+// its rank index, its Dataset (version tags) and the query.
+type pageKey struct {
+	board     types.UID
+	boardRV   string
+	rows      uint64
+	total     int
+	datasetRV string
+	query     query
+}
+
+// etag is a strong validator of the page; a polling browser gets 304 until one of the
+// key's parts changes.
+func (k pageKey) etag() string {
+	h := fnv.New64a()
+	_, _ = fmt.Fprintf(h, "%s|%s|%d|%d|%s|%d|%s|%s", k.board, k.boardRV, k.rows, k.total, k.datasetRV,
+		k.query.Page, k.query.Sort, k.query.Dir)
+	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+}
+
+// matchesETag implements If-None-Match: a list of entity tags, weak or strong, or "*".
+func matchesETag(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for t := range strings.SplitSeq(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// boardPage builds the page of a readable board.
+func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, ranked Ranked, q query) *boardPage {
+	page := &boardPage{Title: lb.Spec.Title, Private: lb.Spec.Visibility != hubv1alpha1.VisibilityPublic}
+	if lb.Spec.Description != nil {
+		page.Description = *lb.Spec.Description
+	}
+	page.Versions = versions(lb, ds)
+
 	total := ranked.Len()
 	canSort := total <= MaxSortRows
 	offset := (q.Page - 1) * PageSize
@@ -219,25 +288,32 @@ func (p *Pages) mayRead(ctx context.Context, lb *hubv1alpha1.Leaderboard) (bool,
 	})
 }
 
-// versions are the board's dataset versions with their tags from the Dataset; a
-// version the Dataset no longer lists is shown by its id.
-func (p *Pages) versions(ctx context.Context, lb *hubv1alpha1.Leaderboard) []versionView {
-	ids := lb.Status.DatasetVersionIDs
-	if len(ids) == 0 {
-		return nil
-	}
-	tags := map[string]string{}
+// dataset returns the board's Dataset from the cache, or an empty one when it is
+// missing (the page then shows version ids without tags).
+func (p *Pages) dataset(ctx context.Context, lb *hubv1alpha1.Leaderboard) *hubv1alpha1.Dataset {
+	var d hubv1alpha1.Dataset
 	pkg := lb.Spec.Package
 	if pkg == "" {
 		pkg = lb.Status.Package
 	}
-	if _, ds, ok := strings.Cut(pkg, "/"); ok {
-		var d hubv1alpha1.Dataset
-		if err := p.o.Reader.Get(ctx, client.ObjectKey{Namespace: lb.Namespace, Name: ds}, &d); err == nil {
-			for _, v := range d.Spec.Versions {
-				tags[v.ID] = v.Tag
-			}
+	if _, name, ok := strings.Cut(pkg, "/"); ok {
+		if err := p.o.Reader.Get(ctx, client.ObjectKey{Namespace: lb.Namespace, Name: name}, &d); err != nil {
+			return &hubv1alpha1.Dataset{}
 		}
+	}
+	return &d
+}
+
+// versions are the board's dataset versions with their tags from the Dataset; a
+// version the Dataset no longer lists is shown by its id.
+func versions(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset) []versionView {
+	ids := lb.Status.DatasetVersionIDs
+	if len(ids) == 0 {
+		return nil
+	}
+	tags := make(map[string]string, len(ds.Spec.Versions))
+	for _, v := range ds.Spec.Versions {
+		tags[v.ID] = v.Tag
 	}
 	out := make([]versionView, 0, len(ids))
 	for _, id := range ids {
@@ -286,17 +362,30 @@ func (p *Pages) serveIndex(w http.ResponseWriter, r *http.Request) {
 	p.render(w, r, http.StatusOK, "index", page, false)
 }
 
-// render writes a page with the security headers. Private content is never stored by
-// caches; public pages are revalidated so a changed board shows at once.
+// render writes a page that is not kept (index, errors) with the security headers.
 func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name string, data any, private bool) {
-	var buf bytes.Buffer
-	if err := p.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+	body, err := p.execute(name, data)
+	if err != nil {
 		p.o.Log.Error(err, "Rendering a page", "template", name, "path", r.URL.Path)
 		status = http.StatusInternalServerError
-		buf.Reset()
-		_ = p.tmpl.ExecuteTemplate(&buf, "error", internalError)
+		body, _ = p.execute("error", internalError)
 	}
-	h := w.Header()
+	setHeaders(w.Header(), private, "")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func (p *Pages) execute(name string, data any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := p.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// setHeaders sets the security and caching headers of a page. Private content is never
+// stored by caches; public pages are revalidated (ETag) so a changed board shows at once.
+func setHeaders(h http.Header, private bool, etag string) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -308,8 +397,9 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name 
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	if etag != "" {
+		h.Set("ETag", etag)
+	}
 }
 
 // unavailable is the page when the cache or an access review cannot answer, as the

@@ -1,0 +1,112 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/ranking"
+)
+
+// benchBoard is a public board of n rows shaped like the sample (text, number, link
+// and markdown cells), in rank order.
+func benchBoard(b *testing.B, n int) (*fixture, *hubv1alpha1.Leaderboard) {
+	b.Helper()
+	lb := board("acme", "big", "Big", hubv1alpha1.VisibilityPublic)
+	lb.Spec.Columns = append(testColumns,
+		hubv1alpha1.Column{ID: "report", Header: "Report", Accessor: "metadata.report", Type: hubv1alpha1.ColumnLink},
+		hubv1alpha1.Column{ID: "cost", Header: "Cost", Accessor: "metrics.cost", Type: hubv1alpha1.ColumnNumber, EnableSorting: yes()})
+	lb.Spec.RankBy = []hubv1alpha1.RankRule{{Accessor: "metrics.reward", Direction: hubv1alpha1.Descending}}
+	entries := make([]Entry, n)
+	for i := range entries {
+		r := &hubv1alpha1.LeaderboardRow{ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("row-%d", i), UID: types.UID(fmt.Sprintf("uid-%08d", i)),
+		}}
+		r.Spec.Metadata = &apiextensionsv1.JSON{Raw: fmt.Appendf(nil,
+			`{"agent":"agent-%d","notes":"Run **%d** with [logs](https://example.com/logs/%d)","report":{"url":"https://example.com/r/%d","label":"report"}}`, i, i, i, i)}
+		r.Spec.Metrics = &apiextensionsv1.JSON{Raw: fmt.Appendf(nil, `{"reward":%.6f,"cost":%d}`, 1-float64(i)/float64(n), (i*7919)%1000)}
+		entries[i] = Entry{Rank: i + 1, Row: r}
+	}
+	f := newFixture(&testing.T{}, map[types.UID]Ranked{lb.UID: &fakeRanked{entries: entries}}, lb)
+	f.pages.o.Sort = func(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.LeaderboardRow) []*hubv1alpha1.LeaderboardRow {
+		sorted := ranking.Sort(rules, rows)
+		out := make([]*hubv1alpha1.LeaderboardRow, len(sorted))
+		for i, e := range sorted {
+			out[i] = e.Row
+		}
+		return out
+	}
+	return f, lb
+}
+
+func serve(b *testing.B, h http.Handler, path string) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if rec.Code != http.StatusOK {
+		b.Fatalf("%s: status %d", path, rec.Code)
+	}
+}
+
+func mux(p *Pages) http.Handler {
+	m := http.NewServeMux()
+	for pattern, h := range p.Routes() {
+		m.Handle(pattern, h)
+	}
+	return m
+}
+
+// BenchmarkBoardPage serves one page of 50 rows of a 100,000-row board in rank order:
+// rendered (the kept pages dropped before each request) and kept. The rank index pages
+// in O(log n + 50), so page 2,000 costs what page 1 costs.
+func BenchmarkBoardPage(b *testing.B) {
+	f, _ := benchBoard(b, 100_000)
+	h := mux(f.pages)
+	for _, page := range []int{1, 2000} {
+		path := fmt.Sprintf("/leaderboards/acme/bench/big?page=%d", page)
+		b.Run(fmt.Sprintf("page=%d/rendered", page), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f.pages.pages = newLRU[pageKey](pageCacheEntries, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
+				serve(b, h, path)
+			}
+		})
+		b.Run(fmt.Sprintf("page=%d/kept", page), func(b *testing.B) {
+			serve(b, h, path)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, path)
+			}
+		})
+	}
+}
+
+// BenchmarkSortedPage is a page sorted by a column on a board of MaxSortRows rows: the
+// first request sorts every row (cold), the next ones page the kept order (warm); both
+// render the page.
+func BenchmarkSortedPage(b *testing.B) {
+	f, _ := benchBoard(b, MaxSortRows)
+	h := mux(f.pages)
+	b.Run("cold", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			f.pages.sorted = newSortCache()
+			f.pages.pages = newLRU[pageKey](pageCacheEntries, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
+			serve(b, h, "/leaderboards/acme/bench/big?sort=cost&dir=asc&page=7")
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		serve(b, h, "/leaderboards/acme/bench/big?sort=cost&dir=asc")
+		b.ReportAllocs()
+		for b.Loop() {
+			// The sorted order is kept; the page itself is rendered.
+			f.pages.pages = newLRU[pageKey](pageCacheEntries, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
+			serve(b, h, "/leaderboards/acme/bench/big?sort=cost&dir=asc&page=7")
+		}
+	})
+}
