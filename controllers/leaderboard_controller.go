@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -93,20 +94,19 @@ func (r *LeaderboardReconciler) gather(ctx context.Context, lb *hubv1alpha1.Lead
 	return f, nil
 }
 
-// findDataset finds the board's Dataset in the board's namespace. When packageID
-// names a Dataset of another namespace, that one is returned as elsewhere.
+// findDataset finds the board's Dataset in the board's namespace. A package of another
+// org, or a packageID of another namespace's Dataset, is returned as elsewhere.
 func (r *LeaderboardReconciler) findDataset(ctx context.Context, lb *hubv1alpha1.Leaderboard) (found *hubv1alpha1.Dataset, elsewhere *hubv1alpha1.Dataset, err error) {
 	if lb.Spec.Package != "" {
 		org, name, _ := strings.Cut(lb.Spec.Package, "/")
+		if org != lb.Namespace {
+			// Another org's package is refused whether or not it exists: looking
+			// would tell this namespace's users what another org holds.
+			return nil, &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: name}}, nil
+		}
 		ds := &hubv1alpha1.Dataset{}
-		err := r.Get(ctx, types.NamespacedName{Namespace: org, Name: name}, ds)
-		switch {
-		case client.IgnoreNotFound(err) != nil:
-			return nil, nil, err
-		case err != nil:
-			return nil, nil, nil
-		case org != lb.Namespace:
-			return nil, ds, nil
+		if err := r.Get(ctx, types.NamespacedName{Namespace: org, Name: name}, ds); err != nil {
+			return nil, nil, client.IgnoreNotFound(err)
 		}
 		return ds, nil, nil
 	}

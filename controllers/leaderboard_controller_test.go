@@ -162,6 +162,11 @@ var _ = Describe("The Leaderboard controller", func() {
 		byID.Spec.Package, byID.Spec.PackageID = "", string(theirs.UID)
 		Expect(k8sClient.Create(ctx, byID)).To(Succeed())
 		notReady(byID, hubv1alpha1.ReasonPackageWrongOrg, other+"/theirs")
+
+		missing := board(ns, "foreign-missing", "ds")
+		missing.Spec.Package = other + "/none"
+		Expect(k8sClient.Create(ctx, missing)).To(Succeed())
+		notReady(missing, hubv1alpha1.ReasonPackageWrongOrg, other+"/none")
 	})
 
 	It("waits for a missing dataset and becomes Ready when it appears", func() {

@@ -48,7 +48,7 @@ func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts) hubv1alpha1.Leaderbo
 		st.PackageID = string(f.dataset.UID)
 	case f.datasetElsewhere != nil:
 		problems = append(problems, problem{hubv1alpha1.ReasonPackageWrongOrg, fmt.Sprintf(
-			"dataset %s/%s belongs to another organization: a leaderboard must live in its dataset's namespace %q",
+			"package: %s/%s belongs to another organization: a leaderboard must live in its dataset's namespace %q",
 			f.datasetElsewhere.Namespace, f.datasetElsewhere.Name, f.datasetElsewhere.Namespace)})
 	case lb.Spec.Package != "":
 		problems = append(problems, problem{hubv1alpha1.ReasonDatasetNotFound, fmt.Sprintf("package: dataset %q does not exist", lb.Spec.Package)})

@@ -103,7 +103,7 @@ func TestBoardStatusReasons(t *testing.T) {
 		{"ready", nil, boardFacts{dataset: ds, rows: 3, ranked: 2}, hubv1alpha1.ReasonReady, "leaderboard is ready with 1 dataset versions"},
 		{"dataset missing", nil, boardFacts{}, hubv1alpha1.ReasonDatasetNotFound, `package: dataset "org/ds" does not exist`},
 		{"dataset elsewhere", nil, boardFacts{datasetElsewhere: &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "ds"}}},
-			hubv1alpha1.ReasonPackageWrongOrg, `dataset other/ds belongs to another organization: a leaderboard must live in its dataset's namespace "other"`},
+			hubv1alpha1.ReasonPackageWrongOrg, `package: other/ds belongs to another organization: a leaderboard must live in its dataset's namespace "other"`},
 		{"older namesake", nil, boardFacts{dataset: ds, sameName: []hubv1alpha1.Leaderboard{*base(), older}},
 			hubv1alpha1.ReasonDuplicateName, `name: leaderboard "main" (object old) of package org/ds already has this name`},
 		{"invalid schema first, then the rest", func(lb *hubv1alpha1.Leaderboard) {
