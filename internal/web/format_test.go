@@ -50,6 +50,15 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+func TestLookupLongestObjectKeyWins(t *testing.T) {
+	// As the rank index reads it: "a.b" is the longest object prefix, so "a.b.c" is
+	// looked up in it and not through "a".
+	v := decodeRow(row(`{"a.b":{"x":1},"a":{"b":{"c":"deep"}}}`, ""))
+	if got, ok := v.lookup("metadata.a.b.c"); ok {
+		t.Errorf("lookup = %v, want missing", got)
+	}
+}
+
 func TestLookupNestedWhenLiteralIsNotAnObject(t *testing.T) {
 	// "a.b" exists but is a string, so "a.b.c" must be found by nesting through "a".
 	v := decodeRow(row(`{"a.b":"x","a":{"b":{"c":"deep"}}}`, ""))

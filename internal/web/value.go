@@ -54,27 +54,22 @@ func (v rowValues) lookup(accessor string) (any, bool) {
 }
 
 // lookupPath follows a dotted path through nested objects. A key that holds dots and
-// exists literally wins over nesting (DECISIONS.md, as the ranking index reads it):
-// at each level the longest existing key that is a prefix of the path is taken.
+// exists literally wins over nesting (DECISIONS.md): at each level the longest key that
+// is a prefix of the path and holds an object is followed, exactly as the rank index
+// reads values, so a cell shows what its row is sorted by.
 func lookupPath(m map[string]any, path string) (any, bool) {
-	if m == nil {
-		return nil, false
-	}
-	if v, ok := m[path]; ok {
-		return v, true
-	}
-	for i := strings.LastIndexByte(path, '.'); i > 0; i = strings.LastIndexByte(path[:i], '.') {
-		child, ok := m[path[:i]]
-		if !ok {
-			continue
-		}
-		obj, isObj := child.(map[string]any)
-		if !isObj {
-			continue
-		}
-		if v, ok := lookupPath(obj, path[i+1:]); ok {
+	for m != nil {
+		if v, ok := m[path]; ok {
 			return v, true
 		}
+		var next map[string]any
+		for i := strings.LastIndexByte(path, '.'); i > 0; i = strings.LastIndexByte(path[:i], '.') {
+			if obj, ok := m[path[:i]].(map[string]any); ok {
+				next, path = obj, path[i+1:]
+				break
+			}
+		}
+		m = next
 	}
 	return nil, false
 }
