@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -284,5 +285,25 @@ func TestTaskEnvs(t *testing.T) {
 	want := []TaskEnv{{"a", "X", "agent"}, {"a", "Y", "verifier"}}
 	if diff := cmp.Diff(want, TaskEnvs(v)); diff != "" {
 		t.Errorf("TaskEnvs (-want +got):\n%s", diff)
+	}
+}
+
+// BenchmarkEvaluate checks 10 agents against 50 active secrets and 2,000 tasks' needs.
+func BenchmarkEvaluate(b *testing.B) {
+	c := Defaults()
+	in := Input{Active: map[string]bool{}, Declared: set("EXTRA")}
+	for i := range 50 {
+		in.Active[fmt.Sprintf("KEY_%d", i)] = true
+	}
+	in.Active["ANTHROPIC_API_KEY"] = true
+	for i := range 10 {
+		in.Agents = append(in.Agents, Agent{Name: fmt.Sprint("agent-", i), ModelName: "anthropic/claude", Secrets: []string{"ANTHROPIC_API_KEY", "KEY_1", "EXTRA"}})
+	}
+	for i := range 2000 {
+		in.Tasks = append(in.Tasks, TaskEnv{Task: fmt.Sprint("task-", i), EnvVar: fmt.Sprint("KEY_", i%60), Phase: "agent"})
+	}
+	b.ResetTimer()
+	for range b.N {
+		c.Evaluate(in)
 	}
 }

@@ -75,53 +75,83 @@ func TestSecrets(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	// Development mode logs V(1) lines too, so the leak test also searches debug output.
-	logger := zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, logs)), zap.UseDevMode(true))
-	logf.SetLogger(logger)
-	klog.SetLogger(logger)
-	ctx, cancel = context.WithCancel(context.Background())
 	SetDefaultEventuallyTimeout(30 * time.Second)
 	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-
-	var err error
-	testEnv, cfg, err = testenv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(applyOrgRoles(ctx)).To(Succeed())
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	baseURL = "http://" + ln.Addr().String()
-	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddr: "0", ProbeAddr: "0", HTTPListener: ln})
-	Expect(err).NotTo(HaveOccurred())
-	managerDone = make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(managerDone)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	Eventually(func() int {
-		resp, err := http.Get(baseURL + "/readyz")
-		if err != nil {
-			return 0
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}).Should(Equal(http.StatusOK))
+	Expect(startOperator(GinkgoWriter)).To(Succeed())
 })
 
 var _ = AfterSuite(func() {
-	cancel()
+	Expect(stopOperator()).To(Succeed())
+})
+
+// startOperator starts a control plane and the whole operator (operator.NewManager, as
+// cmd/operator builds it) serving HTTP on a loopback port, and waits until it is ready.
+// The operator's log goes to logOut and to logs.
+func startOperator(logOut io.Writer) error {
+	// Development mode logs V(1) lines too, so the leak test also searches debug output.
+	logger := zap.New(zap.WriteTo(io.MultiWriter(logOut, logs)), zap.UseDevMode(true))
+	logf.SetLogger(logger)
+	klog.SetLogger(logger)
+	ctx, cancel = context.WithCancel(context.Background())
+
+	var err error
+	if testEnv, cfg, err = testenv.Start(); err != nil {
+		return err
+	}
+	if k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme}); err != nil {
+		return err
+	}
+	if clientset, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	if err := applyOrgRoles(ctx); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	baseURL = "http://" + ln.Addr().String()
+	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddr: "0", ProbeAddr: "0", HTTPListener: ln})
+	if err != nil {
+		return err
+	}
+	managerDone = make(chan struct{})
+	managerErr := make(chan error, 1)
+	go func() {
+		defer close(managerDone)
+		managerErr <- mgr.Start(ctx)
+	}()
+	deadline := time.After(2 * time.Minute)
+	for {
+		if resp, err := http.Get(baseURL + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case err := <-managerErr:
+			return fmt.Errorf("the manager stopped: %w", err)
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			return fmt.Errorf("the operator did not become ready")
+		}
+	}
+}
+
+func stopOperator() error {
+	if cancel != nil {
+		cancel()
+	}
 	if managerDone != nil {
 		<-managerDone
 	}
 	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
+		return testEnv.Stop()
 	}
-})
+	return nil
+}
 
 // applyOrgRoles creates the shipped ClusterRoles of config/rbac/org_roles.yaml.
 func applyOrgRoles(ctx context.Context) error {
