@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The rank index (internal/ranking) on one board of 100,000 ranked rows, ranked by two
+# rules (reward desc, cost asc) with many ties:
+#   UpdateOneRow100k  one informer update moving a row: parse its key, take it out, put it back
+#   Page1 / Page2000  the first and the last page of 50 (offset 0 and 99,950), with ranks
+#   IndexMemory100k   heap held by the index per row (the cached objects not counted)
+#   RulesChange100k   re-sorting the whole board after its rankBy changed
+# Pure Go benchmarks: no control plane needed. PODIUM_BENCH_TIME sets -benchtime (1s).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=$(go test -run '^$' -bench . -benchmem -benchtime "${PODIUM_BENCH_TIME:-1s}" -count 1 ./internal/ranking/ 2>&1) || {
+	echo "$out" >&2
+	echo "ranking: benchmark failed" >&2
+	exit 1
+}
+echo "$out" | awk '
+/^Benchmark/ {
+	name = $1; sub(/^Benchmark/, "", name); sub(/-[0-9]+$/, "", name)
+	line = sprintf("ranking: %-18s", name)
+	for (i = 3; i < NF; i += 2) {
+		v = $i; u = $(i + 1)
+		if (u == "ns/op" && v >= 1e6) { v = sprintf("%.1f", v / 1e6); u = "ms/op" }
+		else if (u == "ns/op" && v >= 1e3) { v = sprintf("%.2f", v / 1e3); u = "µs/op" }
+		line = line sprintf("  %s %s", v, u)
+	}
+	print line
+}'
