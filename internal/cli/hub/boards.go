@@ -150,7 +150,7 @@ func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, v
 		} else {
 			row = newRow(lb, in.Spec, now)
 		}
-		p.rows = append(p.rows, &write{obj: row, index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index)})
+		p.rows = append(p.rows, &write{obj: row, index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), labelLater: true})
 	}
 	p.beforeRows = func(board client.Object) {
 		for _, w := range p.rows {
@@ -160,6 +160,7 @@ func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, v
 	if err := c.execute(ctx, p, true); err != nil {
 		return nil, err
 	}
+	c.labelNewRows(ctx, lb, p)
 	out := &Created{Board: lb}
 	for _, w := range p.rows {
 		out.Rows = append(out.Rows, w.obj.(*hubv1alpha1.LeaderboardRow))
@@ -345,6 +346,7 @@ func (c *Client) UpdateBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, r
 	if err := c.execute(ctx, p, true); err != nil {
 		return nil, err
 	}
+	c.labelNewRows(ctx, lb, p)
 	if p.board == nil {
 		res.Board = lb
 	}
@@ -503,7 +505,7 @@ func (c *Client) planRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, spec
 	}
 	for _, in := range inputs {
 		if in.ID == "" {
-			w := &write{obj: newRow(lb, in.Spec, now), index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index)}
+			w := &write{obj: newRow(lb, in.Spec, now), index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), labelLater: true}
 			p.rows = append(p.rows, w)
 			res.newRowWrites = append(res.newRowWrites, w)
 			res.RowDiffs = append(res.RowDiffs, RowDiff{Index: in.Index, New: true})

@@ -12,6 +12,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,6 +32,8 @@ type write struct {
 	// what names the object in errors.
 	what string
 	done bool
+	// labelLater leaves the id label of a new row to the controller (see labelRows).
+	labelLater bool
 }
 
 func (w *write) create() bool { return w.old == nil }
@@ -158,8 +161,8 @@ func idOf(w *write) string {
 }
 
 // send creates or updates one object. A real create also labels the new object with
-// its id: the uid is only known from the create response, and the label is what finds
-// a record by id without a scan (the controller adds it too, but later).
+// its id (unless labelLater: see labelRows): the uid is only known from the create
+// response, and the label is what finds a record by id without a scan.
 func (c *Client) send(ctx context.Context, w *write, dry bool) error {
 	if w.create() {
 		obj := w.obj
@@ -174,11 +177,10 @@ func (c *Client) send(ctx context.Context, w *write, dry bool) error {
 			return KubeError(err, w.what)
 		}
 		w.done = true
-		patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, hubv1alpha1.LabelID, obj.GetUID())
-		if err := c.c.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch)); err != nil {
-			return KubeError(err, w.what)
+		if w.labelLater {
+			return nil
 		}
-		return nil
+		return c.labelID(ctx, obj)
 	}
 	obj := w.obj
 	var opts []client.UpdateOption
@@ -363,4 +365,76 @@ func newRow(lb client.Object, spec hubv1alpha1.LeaderboardRowSpec, now time.Time
 	ownRow(row, lb)
 	touch(row, now)
 	return row
+}
+
+// labelID sets the id label on a new object.
+func (c *Client) labelID(ctx context.Context, obj client.Object) error {
+	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, hubv1alpha1.LabelID, obj.GetUID())
+	if err := c.c.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return KubeError(err, obj.GetName())
+	}
+	return nil
+}
+
+// labelWait is how long labelRows waits for the controller before labelling itself.
+const labelWait = 5 * time.Second
+
+// labelRows makes sure new rows carry their id label before the command returns, so
+// that the ids it prints work at once. The controller labels every row it sees; a
+// second write per row from the CLI would double the cost of a 500-row create, so the
+// CLI waits a little for the controller, checking with one list of the board's rows
+// that still lack the label, and labels only the stragglers itself (all of them when
+// no operator runs). Labelling is best effort: the rows exist either way.
+func (c *Client) labelRows(ctx context.Context, board client.Object, rows []client.Object) {
+	pending := map[types.UID]client.Object{}
+	for _, r := range rows {
+		if r.GetLabels()[hubv1alpha1.LabelID] == "" {
+			pending[r.GetUID()] = r
+		}
+	}
+	deadline := time.Now().Add(labelWait)
+	sel, err := labels.Parse(hubv1alpha1.LabelLeaderboard + "=" + board.GetName() + ",!" + hubv1alpha1.LabelID)
+	if err != nil {
+		return
+	}
+	for delay := 20 * time.Millisecond; len(pending) > 0; delay = min(delay*2, 500*time.Millisecond) {
+		var list hubv1alpha1.LeaderboardRowList
+		if err := c.c.List(ctx, &list, client.InNamespace(board.GetNamespace()), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+			break
+		}
+		unlabelled := map[types.UID]bool{}
+		for _, r := range list.Items {
+			unlabelled[r.UID] = true
+		}
+		for uid := range pending {
+			if !unlabelled[uid] {
+				delete(pending, uid)
+			}
+		}
+		if len(pending) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(delay)
+	}
+	var rest []client.Object
+	for _, r := range pending {
+		rest = append(rest, r)
+	}
+	parallel(ctx, c.workers, len(rest), func(ctx context.Context, i int) error {
+		_ = c.labelID(ctx, rest[i])
+		return nil
+	})
+}
+
+// labelNewRows labels the rows a plan created (see labelRows).
+func (c *Client) labelNewRows(ctx context.Context, board client.Object, p *plan) {
+	var rows []client.Object
+	for _, w := range p.rows {
+		if w.create() && w.labelLater && w.done {
+			rows = append(rows, w.obj)
+		}
+	}
+	if len(rows) > 0 {
+		c.labelRows(ctx, board, rows)
+	}
 }
