@@ -132,6 +132,18 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 	if hs.Status.State == hubv1alpha1.StateRevoked {
 		return ctrl.Result{}, lc.DeleteValue(ctx, hs)
 	}
+	if hs.Status.State == "" && hs.Annotations[hubv1alpha1.AnnotationCreatedBy] != "" {
+		// Stored over HTTP and not active yet: its request is in flight, or was
+		// interrupted. The controller never claims a slot for it (the client may have
+		// been told 409); it only finishes one that already holds its slot.
+		p, err := lc.Slots.Read(ctx, secrets.SlotOf(hs))
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if p.HolderUID() != hs.UID {
+			return r.abandonedStore(ctx, hs)
+		}
+	}
 	last4, problem, err := r.adoptValue(ctx, hs)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -172,6 +184,40 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, lc.Activate(ctx, hs, last4)
+}
+
+// abandonedStore deletes a secret stored over HTTP that never claimed its slot, once it
+// is older than any request can take (its request died), and waits until then.
+func (r *HostedSecretReconciler) abandonedStore(ctx context.Context, hs *hubv1alpha1.HostedSecret) (ctrl.Result, error) {
+	wait := abandonedAfter(hs.CreationTimestamp.Time, r.now())
+	if wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	if err := r.Client.Delete(ctx, hs, client.Preconditions{UID: &hs.UID}); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	logf.FromContext(ctx).Info("Deleted a secret whose store was interrupted before it claimed its slot", "hostedSecret", client.ObjectKeyFromObject(hs))
+	return ctrl.Result{}, r.Lifecycle.DeleteValue(ctx, hs)
+}
+
+// abandonedStoreAge is far longer than a store request can last (the HTTP server's
+// write timeout is 30 s).
+const abandonedStoreAge = 2 * time.Minute
+
+// abandonedAfter returns how long to wait before a pending HTTP store created at created
+// counts as abandoned; 0 when it already does.
+func abandonedAfter(created, now time.Time) time.Duration {
+	if age := now.Sub(created); age < abandonedStoreAge {
+		return abandonedStoreAge - age
+	}
+	return 0
+}
+
+func (r *HostedSecretReconciler) now() time.Time {
+	if r.Lifecycle.Now != nil {
+		return r.Lifecycle.Now()
+	}
+	return time.Now()
 }
 
 // adoptValue reads the value's Secret, makes it Podium's (label, owner reference) and
