@@ -233,7 +233,8 @@ func (rd *Read) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // find returns the board the target names, from the cache's field indexes, or the same
 // 404 whether it is missing or private and the caller may not read it.
 func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, error) {
-	notFound := apierr.NotFound("leaderboard %s not found", t)
+	// Built only when needed: the hot path of a public read allocates as little as it can.
+	notFound := func() error { return apierr.NotFound("leaderboard %s not found", t) }
 	var list hubv1alpha1.LeaderboardList
 	opts := []client.ListOption{client.UnsafeDisableDeepCopy}
 	if t.id != "" {
@@ -248,14 +249,14 @@ func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, e
 	}
 	lb := oldest(list.Items)
 	if lb == nil {
-		return nil, notFound
+		return nil, notFound()
 	}
 	if lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
 		return lb, nil
 	}
 	caller := authn.CallerFrom(ctx)
 	if caller.Anonymous || rd.o.Reviewer == nil {
-		return nil, notFound
+		return nil, notFound()
 	}
 	ok, err := rd.o.Reviewer.Allowed(ctx, caller, authn.Attributes{
 		Namespace: lb.Namespace, Verb: "get", Resource: "leaderboards", Name: lb.Name,
@@ -265,7 +266,7 @@ func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, e
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the read cannot be authorized now; try again")
 	}
 	if !ok {
-		return nil, notFound
+		return nil, notFound()
 	}
 	return lb, nil
 }
