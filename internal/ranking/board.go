@@ -1,6 +1,7 @@
 package ranking
 
 import (
+	"hash/fnv"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -39,7 +40,11 @@ type Board struct {
 
 func newBoard(lb *hubv1alpha1.Leaderboard, rows map[types.UID]*hubv1alpha1.LeaderboardRow) *Board {
 	b := &Board{uid: lb.UID, key: keyOfBoard(lb), revision: lb.ResourceVersion}
-	b.tree.rnd = uint64(len(lb.UID)) ^ 0x5eed
+	// Treap priorities need not be secret, only spread; seeding from the UID keeps a
+	// board's shape reproducible.
+	h := fnv.New64a()
+	h.Write([]byte(lb.UID))
+	b.tree.rnd = h.Sum64()
 	all := make([]*hubv1alpha1.LeaderboardRow, 0, len(rows))
 	for _, row := range rows {
 		all = append(all, row)
@@ -109,9 +114,13 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 	old := b.nodes[row.UID]
 	if old != nil && slices.Equal(old.key, key) {
 		// Same place in the order (creation time and UID never change): swap the object.
+		// A resync hands over an equal object: what is served does not change.
 		b.mu.Lock()
+		same := old.row.ResourceVersion == row.ResourceVersion
 		old.row = row
-		b.version.Add(1)
+		if !same {
+			b.version.Add(1)
+		}
 		b.mu.Unlock()
 		return
 	}

@@ -59,6 +59,7 @@ func setValid(row *hubv1alpha1.LeaderboardRow, valid bool) {
 func changed(row *hubv1alpha1.LeaderboardRow, metrics string) *hubv1alpha1.LeaderboardRow {
 	c := row.DeepCopy()
 	c.Generation++
+	c.ResourceVersion = fmt.Sprint(c.Generation)
 	c.Spec.Metrics = &apiextensionsv1.JSON{Raw: []byte(metrics)}
 	setValid(c, true)
 	return c

@@ -96,6 +96,7 @@ func TestIndexInsertUpdateDelete(t *testing.T) {
 	// A change that keeps the row's place still serves the new object.
 	v = b.Version()
 	a3 := a2.DeepCopy()
+	a3.ResourceVersion = "3"
 	a3.Spec.TrialIDs = []string{"0b8f0d6e-3c7a-4d59-9c1e-2f4f8a7b6c51"}
 	r.setRow(a3)
 	wantPage(t, b, "1 a", "2 c", "3 d")
@@ -104,6 +105,11 @@ func TestIndexInsertUpdateDelete(t *testing.T) {
 	}
 	if b.Version() == v {
 		t.Error("Version() did not change when a row changed in place")
+	}
+	v = b.Version()
+	r.setRow(a3.DeepCopy()) // a resync
+	if b.Version() != v {
+		t.Error("Version() changed on a resync of a row")
 	}
 
 	r.setRow(changed(d, `{"reward": 3}`))
