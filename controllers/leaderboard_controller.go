@@ -10,9 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -146,7 +148,9 @@ func (r *LeaderboardReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		delay = DefaultCountDelay
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&hubv1alpha1.Leaderboard{}).
+		// Not on its own status writes: during a bulk import each would start the
+		// next count at once, defeating CountDelay.
+		For(&hubv1alpha1.Leaderboard{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Watches(&hubv1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(r.boardsOfDataset)).
 		Watches(&hubv1alpha1.Leaderboard{}, handler.EnqueueRequestsFromMapFunc(r.boardsWithSameSlug)).
 		Watches(&hubv1alpha1.LeaderboardRow{}, boardOfRowAfter(delay)).
