@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,7 +16,6 @@ import (
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
-	"sigs.k8s.io/yaml"
 
 	"podium.dev/podium/internal/apierr"
 )
@@ -91,13 +91,13 @@ func parseDocuments(file string, raw []byte) ([]document, error) {
 		if root.Kind == yamlv3.ScalarNode && root.Tag == "!!null" {
 			continue // an empty document between two "---"
 		}
-		y, err := yamlv3.Marshal(root)
+		v, err := nodeValue(root, 0)
 		if err != nil {
 			return nil, apierr.BadRequest("", "%s: %v", file, err)
 		}
-		j, err := yaml.YAMLToJSONStrict(y)
+		j, err := json.Marshal(v)
 		if err != nil {
-			return nil, apierr.BadRequest("", "%s: %s", file, strings.TrimPrefix(err.Error(), "error converting YAML to JSON: yaml: "))
+			return nil, apierr.BadRequest("", "%s: %v", file, err)
 		}
 		docs = append(docs, document{file: file, json: j, node: root})
 	}
@@ -143,6 +143,14 @@ func (d document) checkKeys(v any, t reflect.Type, path []any) error {
 		return nil
 	}
 	switch t.Kind() {
+	case reflect.String:
+		if _, ok := v.(string); !ok && v != nil {
+			return d.fieldError(path, "must be of type string")
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok && v != nil {
+			return d.fieldError(path, "must be of type boolean")
+		}
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -281,4 +289,62 @@ func jsonKind(t reflect.Type) string {
 func sortedKeys(m map[string]any) []string {
 	// Sorted so that the first unknown key reported is stable.
 	return slices.Sorted(maps.Keys(m))
+}
+
+// nodeValue converts a YAML node to a JSON-able value with YAML 1.2 meanings (the
+// yaml.v3 parser's: "yes" and "n" are strings); timestamps stay strings. Duplicate keys
+// and values JSON cannot hold are errors naming the line.
+func nodeValue(n *yamlv3.Node, depth int) (any, error) {
+	if depth > 100 {
+		return nil, fmt.Errorf("line %d: nested too deeply", n.Line)
+	}
+	switch n.Kind {
+	case yamlv3.AliasNode:
+		return nodeValue(n.Alias, depth+1)
+	case yamlv3.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yamlv3.ScalarNode {
+				return nil, fmt.Errorf("line %d: keys must be strings", k.Line)
+			}
+			if _, dup := m[k.Value]; dup {
+				return nil, fmt.Errorf("line %d: key %q is already set", k.Line, k.Value)
+			}
+			v, err := nodeValue(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			m[k.Value] = v
+		}
+		return m, nil
+	case yamlv3.SequenceNode:
+		l := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := nodeValue(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, v)
+		}
+		return l, nil
+	case yamlv3.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str", "!!timestamp", "!!binary":
+			return n.Value, nil
+		case "!!null":
+			return nil, nil
+		case "!!bool", "!!int", "!!float":
+			var v any
+			if err := n.Decode(&v); err != nil {
+				return nil, fmt.Errorf("line %d: %v", n.Line, err)
+			}
+			if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+				return nil, fmt.Errorf("line %d: %s is not a JSON number", n.Line, n.Value)
+			}
+			return v, nil
+		}
+		return n.Value, nil
+	}
+	return nil, fmt.Errorf("line %d: unsupported YAML", n.Line)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	yamlv3 "go.yaml.in/yaml/v3"
+	"sigs.k8s.io/yaml"
 
 	"podium.dev/podium/internal/apierr"
 )
@@ -46,11 +47,33 @@ func jsonToYAML(j []byte) ([]byte, error) {
 
 // blockStyle drops the flow and quoting styles JSON parsing leaves on the nodes; the
 // encoder still quotes strings that would otherwise read as another type.
+//
+// Strings that a YAML 1.1 reader would take for something else ("yes", "n", "on",
+// "1_000", "12:30") are double-quoted: kubectl, Argo CD and Flux read manifests with
+// YAML 1.1 rules.
 func blockStyle(n *yamlv3.Node) {
 	n.Style = 0
+	if n.Kind == yamlv3.ScalarNode && n.ShortTag() == "!!str" && !plainIsString11(n.Value) {
+		n.Style = yamlv3.DoubleQuotedStyle
+	}
 	for _, c := range n.Content {
 		blockStyle(c)
 	}
+}
+
+// plainIsString11 says whether s, written plain, reads back as the string s under
+// YAML 1.1 (sigs.k8s.io/yaml, which kubectl uses).
+func plainIsString11(s string) bool {
+	var v any
+	if err := yaml.Unmarshal([]byte("v: "+s), &v); err != nil {
+		return false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	got, ok := m["v"].(string)
+	return ok && got == s
 }
 
 // WriteFile writes data to path, refusing an existing file unless force (SPEC 4.6
