@@ -1,17 +1,21 @@
 package secrets_test
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
 
+	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/secrets"
 )
 
 const jobA = "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b"
@@ -313,4 +317,64 @@ func expectSlotSettled(o org, envVar, winner string, records int) {
 		}
 		g.Expect(vals).To(Equal(1), "only the winner's value Secret remains")
 	}).Should(Succeed())
+}
+
+var _ = Describe("Two replicas", func() {
+	It("agree on one winner: HTTP stores on this replica race stores of another", func() {
+		acme := newOrg("replicas")
+		owner := newPerson(acme, "owner", "podium-org-owner")
+		// The other replica: the same store logic over its own uncached client, sharing
+		// nothing with the operator's process but the apiserver.
+		other := &secrets.Store{Lifecycle: &secrets.Lifecycle{
+			Client: k8sClient, Reader: k8sClient, Slots: &secrets.Slots{Client: k8sClient, Reader: k8sClient}, Log: logr.Discard(),
+		}}
+		slot := secrets.Slot{Namespace: acme.Name, Scope: hubv1alpha1.ScopeUser, Owner: owner.User, EnvVar: "SHARED_KEY"}
+
+		By("first stores")
+		codes := race(40, func(i int) (int, []byte) {
+			if i%2 == 0 {
+				return idOf(store(owner, map[string]any{"env_var": "SHARED_KEY", "value": "replica-one-value"}))
+			}
+			hs, _, err := other.Store(ctx, secrets.StoreRequest{Slot: slot, Value: []byte("replica-two-value"), CreatedBy: owner.User})
+			return outcome(hs, err)
+		})
+		Expect(codes[http.StatusCreated]).To(HaveLen(1))
+		Expect(codes[http.StatusConflict]).To(HaveLen(39))
+		winner := string(codes[http.StatusCreated][0])
+		expectSlotSettled(acme, "SHARED_KEY", winner, 1)
+
+		By("supersedes")
+		codes = race(40, func(i int) (int, []byte) {
+			if i%2 == 0 {
+				return idOf(store(owner, map[string]any{"env_var": "SHARED_KEY", "value": "replica-one-value", "supersede_credential_id": winner}))
+			}
+			hs, _, err := other.Store(ctx, secrets.StoreRequest{Slot: slot, Value: []byte("replica-two-value"), CreatedBy: owner.User, SupersedeID: types.UID(winner)})
+			return outcome(hs, err)
+		})
+		Expect(codes[http.StatusCreated]).To(HaveLen(1))
+		Expect(codes[http.StatusConflict]).To(HaveLen(39))
+		expectSlotSettled(acme, "SHARED_KEY", string(codes[http.StatusCreated][0]), 2)
+	})
+})
+
+// idOf reduces the body of an HTTP 201 to the new secret's id.
+func idOf(code int, body []byte) (int, []byte) {
+	if code == http.StatusCreated {
+		return code, []byte(decode[record](body).ID)
+	}
+	return code, body
+}
+
+// outcome maps a direct Store call to the status the API would answer, with the new id
+// as the body of a 201.
+func outcome(hs *hubv1alpha1.HostedSecret, err error) (int, []byte) {
+	var rr *secrets.ReplacementRequiredError
+	switch {
+	case err == nil:
+		return http.StatusCreated, []byte(hs.UID)
+	case errors.As(err, &rr), errors.Is(err, secrets.ErrStale):
+		return http.StatusConflict, nil
+	default:
+		return http.StatusInternalServerError, []byte(err.Error())
+	}
 }
