@@ -319,7 +319,15 @@ func TestBoardPageSortsAndPages(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
+	sorts := 0
+	f.pages.o.Sort = func(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.LeaderboardRow) []*hubv1alpha1.LeaderboardRow {
+		sorts++
+		return fakeSort(rules, rows)
+	}
 	_, body = f.get(t, "/leaderboards/acme/bench/swe?sort=reward&dir=asc&page=2", "")
+	if sorts != 0 {
+		t.Errorf("the next page of a kept order sorted the board again")
+	}
 	if _, rows = table(t, body); len(rows) != 10 || rows[9][2] != "0.9" {
 		t.Errorf("page 2 rows = %v, want 10 ending with the highest reward", rows)
 	}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -56,10 +57,11 @@ type Options struct {
 
 // Pages serves the leaderboard pages.
 type Pages struct {
-	o      Options
-	tmpl   *template.Template
-	sorted *lru[sortKey, []Entry]
-	pages  *lru[pageKey, []byte]
+	o       Options
+	tmpl    *template.Template
+	sorted  *lru[sortKey, []Entry]
+	sorting singleflight.Group
+	pages   *lru[pageKey, []byte]
 }
 
 // Rendered board pages kept: enough for the first pages of the popular boards in each
@@ -235,15 +237,20 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 		key := sortKey{board: lb.UID, version: ranked.Version(), column: col.ID, dir: q.Dir}
 		all, ok := p.sorted.get(key)
 		if !ok {
-			all = sortByColumn(p.o.Sort, ranked, lb, col, q.Dir)
-			p.sorted.put(key, all)
+			// Readers arriving together share one sort instead of each sorting the board.
+			v, _, _ := p.sorting.Do(fmt.Sprintf("%s|%d|%s|%s", key.board, key.version, key.column, key.dir), func() (any, error) {
+				sorted := sortByColumn(p.o.Sort, ranked, lb, col, q.Dir)
+				p.sorted.put(key, sorted)
+				return sorted, nil
+			})
+			all = v.([]Entry)
 		}
 		if offset < len(all) {
 			entries = all[offset:min(offset+PageSize, len(all))]
 		}
 		page.SortedBy, page.SortDir, page.ResetURL = col.Header, string(q.Dir), pageURL(1, "", "")
 	case q.Sort != "":
-		page.SortNotice = "Sorting by a column is available on boards of up to 20,000 rows; these rows are in rank order."
+		page.SortNotice = fmt.Sprintf("Sorting by a column is available on boards of up to %s rows; these rows are in rank order.", thousands(MaxSortRows))
 		q.Sort, q.Dir = "", ""
 		fallthrough
 	default:
@@ -421,6 +428,15 @@ var internalError = errorPage{
 func (p *Pages) fail(w http.ResponseWriter, r *http.Request, err error, msg string, kv ...any) {
 	p.o.Log.Error(err, msg, kv...)
 	p.render(w, r, unavailable.Status, "error", unavailable, true)
+}
+
+// thousands writes n with comma separators (20000 -> "20,000").
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // emptyBoard stands in for a board the rank index does not know yet.
