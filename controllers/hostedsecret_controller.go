@@ -1,4 +1,3 @@
-// Package controllers holds Podium's reconcilers, one per kind.
 package controllers
 
 import (

@@ -288,21 +288,21 @@ func (a *API) caller(w http.ResponseWriter, r *http.Request) (*authn.Caller, boo
 	return c, true
 }
 
-// org resolves the organization of a request: org_id (a namespace's UID), else the
-// namespace of the caller's ServiceAccount.
+// org resolves the organization of a request: org_id (a namespace's UID, found through
+// the cache's UID index of namespaces), else the caller's ServiceAccount namespace.
 func (a *API) org(ctx context.Context, orgID string, c *authn.Caller) (*corev1.Namespace, error) {
-	return ResolveOrg(ctx, a.Cache, orgID, c)
-}
-
-// ResolveOrg finds the namespace of an organization: by org_id (the namespace's UID,
-// through the cache's UID index) or, without one, the caller's ServiceAccount namespace.
-func ResolveOrg(ctx context.Context, cache client.Reader, orgID string, c *authn.Caller) (*corev1.Namespace, error) {
+	cache := a.Cache
 	if orgID == "" {
 		if c.ServiceAccountNamespace == "" {
 			return nil, apierr.BadRequest("org_id", "is required: the caller is not a ServiceAccount, so it has no default organization")
 		}
 		ns := &corev1.Namespace{}
-		err := cache.Get(ctx, client.ObjectKey{Name: c.ServiceAccountNamespace}, ns)
+		key := client.ObjectKey{Name: c.ServiceAccountNamespace}
+		err := cache.Get(ctx, key, ns)
+		if apierrors.IsNotFound(err) {
+			// A namespace created a moment ago may not be cached yet: ask once, uncached.
+			err = a.Store.Reader.Get(ctx, key, ns)
+		}
 		if apierrors.IsNotFound(err) {
 			return nil, apierr.NotFound("the caller's organization %s does not exist", c.ServiceAccountNamespace)
 		}
