@@ -1,9 +1,12 @@
 package cli_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -230,5 +233,50 @@ var _ = Describe("rows", func() {
 		Expect(lines(ok(home, "hub", "leaderboard", "row", "list", slug, "--quiet", "--limit", "1000", "--page", "2"))).To(HaveLen(200))
 		// A piped table also streams every page (plus its header).
 		Expect(strings.Count(ok(home, "hub", "leaderboard", "row", "list", slug), "\n")).To(Equal(1201))
+	})
+})
+
+// onTerminal runs podium with stdin, stdout and stderr on a pseudo-terminal (through
+// util-linux script), typing input.
+func onTerminal(home, input string, args ...string) result {
+	GinkgoHelper()
+	cmdline := podiumBin
+	for _, a := range args {
+		cmdline += " '" + a + "'"
+	}
+	cmd := exec.Command("script", "-qec", cmdline, "/dev/null")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "XDG_CONFIG_HOME="+home, "HOME="+home)
+	cmd.Stdin = strings.NewReader(input)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else {
+		Expect(err).NotTo(HaveOccurred())
+	}
+	return result{out: out.String(), code: code}
+}
+
+var _ = Describe("row delete on a terminal", func() {
+	It("asks, and deletes only on yes", func() {
+		org, home := newOrg("cli-tty")
+		makeBoard(org, home, "main")
+		slug := org + "/bench/main"
+		ids := lines(ok(home, "hub", "leaderboard", "row", "create", slug, "--config", write(home, "r.yaml", rowsYAML(2, func(int) string { return "1" })), "--quiet"))
+		// A person on a terminal sees one page of rows and a hint.
+		r := onTerminal(home, "", "hub", "leaderboard", "row", "list", slug, "--limit", "1")
+		Expect(r.out).To(And(ContainSubstring("Page 1 of 2"), ContainSubstring("--page 2")), r.String())
+		Expect(strings.Count(r.out, "agent-")).To(Equal(1))
+
+		r = onTerminal(home, "no\n", "hub", "leaderboard", "row", "delete", ids[0])
+		Expect(r.code).To(Equal(1), r.String())
+		Expect(r.out).To(And(ContainSubstring("Permanently delete 1 rows"), ContainSubstring("nothing was deleted")))
+		ok(home, "hub", "leaderboard", "row", "show", ids[0])
+		r = onTerminal(home, "yes\n", "hub", "leaderboard", "row", "delete", ids[0])
+		Expect(r.code).To(Equal(0), r.String())
+		Expect(podium(home, "hub", "leaderboard", "row", "show", ids[0]).code).To(Equal(1))
 	})
 })
