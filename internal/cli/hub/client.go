@@ -12,11 +12,13 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/go-logr/logr"
 	"github.com/google/uuid"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
@@ -73,6 +75,9 @@ func New(o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A CLI reports errors itself; controller-runtime would otherwise warn on stderr
+	// that no logger was set.
+	ctrllog.SetLogger(logr.Discard())
 	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the cluster: %w", err)
