@@ -19,6 +19,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/ranking"
 )
 
 // DefaultCountDelay is how long row changes are gathered before a board's row counts
@@ -89,7 +90,7 @@ func (r *LeaderboardReconciler) gather(ctx context.Context, lb *hubv1alpha1.Lead
 	}
 	for i := range rows.Items {
 		f.rows++
-		if Ranked(&rows.Items[i]) {
+		if ranking.Ranked(&rows.Items[i]) {
 			f.ranked++
 		}
 	}
@@ -123,20 +124,6 @@ func (r *LeaderboardReconciler) findDataset(ctx context.Context, lb *hubv1alpha1
 		elsewhere = &list.Items[i]
 	}
 	return nil, elsewhere, nil
-}
-
-// Ranked reports whether a row counts as ranked: shown, and Valid for its current
-// generation (the ranking index uses the same rule).
-func Ranked(row *hubv1alpha1.LeaderboardRow) bool {
-	if row.Spec.Visibility == hubv1alpha1.RowHide {
-		return false
-	}
-	for _, c := range row.Status.Conditions {
-		if c.Type == hubv1alpha1.ConditionValid {
-			return c.Status == "True" && c.ObservedGeneration == row.Generation
-		}
-	}
-	return false
 }
 
 // SetupWithManager registers the reconciler and its watches: Datasets (a board
@@ -211,7 +198,7 @@ func boardOfRowAfter(delay time.Duration) handler.EventHandler {
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			oldRow, ok1 := e.ObjectOld.(*hubv1alpha1.LeaderboardRow)
 			newRow, ok2 := e.ObjectNew.(*hubv1alpha1.LeaderboardRow)
-			if ok1 && ok2 && Ranked(oldRow) == Ranked(newRow) {
+			if ok1 && ok2 && ranking.Ranked(oldRow) == ranking.Ranked(newRow) {
 				return // the counts cannot have changed
 			}
 			add(e.ObjectNew, q)
