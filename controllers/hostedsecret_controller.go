@@ -147,8 +147,8 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if problem != "" {
-		return ctrl.Result{RequeueAfter: valueMissingRetry}, lc.SetValueMissing(ctx, hs, problem)
+	if problem != nil {
+		return ctrl.Result{RequeueAfter: valueMissingRetry}, lc.SetUnusable(ctx, hs, problem.reason, problem.msg)
 	}
 
 	p, err := lc.Slots.Read(ctx, secrets.SlotOf(hs))
@@ -219,26 +219,36 @@ func (r *HostedSecretReconciler) now() time.Time {
 	return time.Now()
 }
 
+// valueProblem says why a secret's value cannot be used.
+type valueProblem struct{ reason, msg string }
+
 // adoptValue reads the value's Secret, makes it Podium's (label, owner reference) and
-// returns the value's last four characters. problem says why the value is unusable.
-// The value itself goes no further than Last4.
-func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1.HostedSecret) (last4, problem string, err error) {
+// returns the value's last four characters. The value itself goes no further than
+// Last4. A Secret is used only when it carries hub.podium.dev/hosted-secret=<hs name>,
+// set by whoever may write it: the right to create a HostedSecret alone must not let
+// anyone read the end of, take over or (by revoking) delete an arbitrary Secret.
+func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1.HostedSecret) (string, *valueProblem, error) {
 	key := client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}
 	s := &corev1.Secret{}
-	err = r.Client.Get(ctx, key, s) // cached: only Podium-labelled Secrets are there
+	err := r.Client.Get(ctx, key, s) // cached: only Podium-labelled Secrets are there
 	if apierrors.IsNotFound(err) {
-		// Declarative use: a Secret applied without Podium's label is read once,
-		// uncached, and labelled below so that from then on the cache sees it.
+		// Declarative use: a Secret applied without Podium's managed-by label is read
+		// once, uncached, and labelled below so that from then on the cache sees it.
 		err = r.APIReader.Get(ctx, key, s)
 	}
 	if apierrors.IsNotFound(err) {
-		return "", fmt.Sprintf("Secret %s does not exist", key.Name), nil
+		return "", &valueProblem{hubv1alpha1.ReasonValueMissing, fmt.Sprintf("Secret %s does not exist", key.Name)}, nil
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("reading Secret %s: %w", key, err)
+		return "", nil, fmt.Errorf("reading Secret %s: %w", key, err)
 	}
-	if other := s.Labels[hubv1alpha1.LabelHostedSecret]; other != "" && other != hs.Name {
-		return "", fmt.Sprintf("Secret %s already holds the value of HostedSecret %s", key.Name, other), nil
+	switch granted := s.Labels[hubv1alpha1.LabelHostedSecret]; {
+	case granted == "":
+		return "", &valueProblem{hubv1alpha1.ReasonSecretNotGranted, fmt.Sprintf(
+			"Secret %s is not labelled %s=%s; label it to hand it to this HostedSecret", key.Name, hubv1alpha1.LabelHostedSecret, hs.Name)}, nil
+	case granted != hs.Name:
+		return "", &valueProblem{hubv1alpha1.ReasonSecretNotGranted, fmt.Sprintf(
+			"Secret %s is labelled for HostedSecret %s", key.Name, granted)}, nil
 	}
 	dataKey := hs.Spec.SecretRef.Key
 	if dataKey == "" {
@@ -246,13 +256,13 @@ func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1
 	}
 	value, ok := s.Data[dataKey]
 	if !ok || len(value) == 0 {
-		return "", fmt.Sprintf("Secret %s has no key %q", key.Name, dataKey), nil
+		return "", &valueProblem{hubv1alpha1.ReasonValueMissing, fmt.Sprintf("Secret %s has no key %q", key.Name, dataKey)}, nil
 	}
 	if len(value) > secrets.MaxValueBytes {
-		return "", fmt.Sprintf("the value in Secret %s key %q is larger than %d bytes", key.Name, dataKey, secrets.MaxValueBytes), nil
+		return "", &valueProblem{hubv1alpha1.ReasonValueMissing, fmt.Sprintf(
+			"the value in Secret %s key %q is larger than %d bytes", key.Name, dataKey, secrets.MaxValueBytes)}, nil
 	}
-	last4 = secrets.Last4(value)
-	return last4, "", r.own(ctx, hs, s)
+	return secrets.Last4(value), nil, r.own(ctx, hs, s)
 }
 
 // own labels the value Secret as Podium's and makes hs its owner (its controller,

@@ -33,7 +33,8 @@ const (
 // Labels and annotations of hosted secrets and of the objects that serve them.
 const (
 	// LabelHostedSecret is on every Secret holding a hosted secret's value: the name of
-	// the HostedSecret it belongs to. The operator finds (and cleans up) value Secrets by it.
+	// the HostedSecret it belongs to. The operator finds (and cleans up) value Secrets by
+	// it, and adopts a Secret applied with kubectl only when it carries it.
 	LabelHostedSecret = "hub.podium.dev/hosted-secret"
 	// LabelSlot is on each slot pointer (a Lease): the hash of the slot it guards.
 	LabelSlot = "hub.podium.dev/slot"
@@ -54,6 +55,11 @@ const (
 	ReasonSlotOccupied = "SlotOccupied"
 	// ReasonValueMissing: the referenced Secret or its key does not exist.
 	ReasonValueMissing = "ValueMissing"
+	// ReasonSecretNotGranted: the referenced Secret does not carry the label
+	// hub.podium.dev/hosted-secret=<this HostedSecret's name>. Whoever may write the
+	// Secret grants it with that label; without it Podium neither reads nor adopts it,
+	// so that the right to create a HostedSecret is not a way to read or delete Secrets.
+	ReasonSecretNotGranted = "SecretNotGranted"
 	// ReasonRevoked: the secret was revoked (status.reason says why).
 	ReasonRevoked = "Revoked"
 )

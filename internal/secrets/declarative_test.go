@@ -27,8 +27,14 @@ func declared(o org, name, owner, envVar, secretName string) *hubv1alpha1.Hosted
 	}
 }
 
-func plainSecret(o org, name string, data map[string]string) *corev1.Secret {
-	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: name}, StringData: data}
+// grantedSecret is a Secret as a platform team applies it: not Podium's yet, but granted
+// to the HostedSecret named grantTo with the hub.podium.dev/hosted-secret label.
+func grantedSecret(o org, name, grantTo string, data map[string]string) *corev1.Secret {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: name}, StringData: data}
+	if grantTo != "" {
+		s.Labels = map[string]string{hubv1alpha1.LabelHostedSecret: grantTo}
+	}
+	return s
 }
 
 func readyReason(g Gomega, o org, name string) string {
@@ -52,7 +58,7 @@ var _ = Describe("Declarative HostedSecrets", func() {
 	})
 
 	It("takes over an applied Secret, claims the slot and shows up in the API", func() {
-		Expect(k8sClient.Create(ctx, plainSecret(acme, "anthropic", map[string]string{"value": "sk-ant-declared-9876"}))).To(Succeed())
+		Expect(k8sClient.Create(ctx, grantedSecret(acme, "anthropic", "anthropic", map[string]string{"value": "sk-ant-declared-9876"}))).To(Succeed())
 		Expect(k8sClient.Create(ctx, declared(acme, "anthropic", alice.User, "ANTHROPIC_API_KEY", "anthropic"))).To(Succeed())
 
 		Eventually(func(g Gomega) {
@@ -74,7 +80,7 @@ var _ = Describe("Declarative HostedSecrets", func() {
 		Expect(code).To(Equal(http.StatusConflict), string(body))
 
 		By("a second declarative secret for the slot waits, with a reason")
-		Expect(k8sClient.Create(ctx, plainSecret(acme, "anthropic-2", map[string]string{"value": "sk-ant-other-5555"}))).To(Succeed())
+		Expect(k8sClient.Create(ctx, grantedSecret(acme, "anthropic-2", "anthropic-2", map[string]string{"value": "sk-ant-other-5555"}))).To(Succeed())
 		Expect(k8sClient.Create(ctx, declared(acme, "anthropic-2", alice.User, "ANTHROPIC_API_KEY", "anthropic-2"))).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(readyReason(g, acme, "anthropic-2")).To(Equal(hubv1alpha1.ReasonSlotOccupied))
@@ -100,7 +106,7 @@ var _ = Describe("Declarative HostedSecrets", func() {
 	It("reports a missing value and recovers when it appears", func() {
 		Expect(k8sClient.Create(ctx, declared(acme, "late", alice.User, "LATE_KEY", "late-secret"))).To(Succeed())
 		Eventually(func(g Gomega) { g.Expect(readyReason(g, acme, "late")).To(Equal(hubv1alpha1.ReasonValueMissing)) }).Should(Succeed())
-		Expect(k8sClient.Create(ctx, plainSecret(acme, "late-secret", map[string]string{"other": "x"}))).To(Succeed())
+		Expect(k8sClient.Create(ctx, grantedSecret(acme, "late-secret", "late", map[string]string{"other": "x"}))).To(Succeed())
 		// The unlabelled Secret is outside the cache: the controller looks again on its
 		// retry, so nudge it with a metadata change of the HostedSecret instead of waiting.
 		hs := &hubv1alpha1.HostedSecret{}
@@ -126,6 +132,43 @@ var _ = Describe("Declarative HostedSecrets", func() {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "late"}, hs)).To(Succeed())
 			g.Expect(hs.Status.State).To(Equal(hubv1alpha1.StateActive))
 			g.Expect(hs.Status.ValueLast4).To(BeEmpty(), "a value under 8 characters shows no last four")
+		}).Should(Succeed())
+	})
+
+	It("neither reads nor adopts a Secret that was not granted to it", func() {
+		Expect(k8sClient.Create(ctx, grantedSecret(acme, "someone-elses", "", map[string]string{"value": "not-yours-at-all-7777"}))).To(Succeed())
+		Expect(k8sClient.Create(ctx, grantedSecret(acme, "for-another", "another", map[string]string{"value": "not-yours-either-8888"}))).To(Succeed())
+		Expect(k8sClient.Create(ctx, declared(acme, "grab", alice.User, "GRAB_KEY", "someone-elses"))).To(Succeed())
+		Expect(k8sClient.Create(ctx, declared(acme, "grab-2", alice.User, "GRAB_TWO", "for-another"))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(readyReason(g, acme, "grab")).To(Equal(hubv1alpha1.ReasonSecretNotGranted))
+			g.Expect(readyReason(g, acme, "grab-2")).To(Equal(hubv1alpha1.ReasonSecretNotGranted))
+		}).Should(Succeed())
+		for _, name := range []string{"grab", "grab-2"} {
+			hs := &hubv1alpha1.HostedSecret{}
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: name}, hs)).To(Succeed())
+			Expect(hs.Status.State).To(BeEmpty())
+			Expect(hs.Status.ValueLast4).To(BeEmpty())
+		}
+		for _, name := range []string{"someone-elses", "for-another"} {
+			s := &corev1.Secret{}
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: name}, s)).To(Succeed())
+			Expect(s.Labels).NotTo(HaveKey(hubv1alpha1.LabelManagedBy))
+			Expect(s.OwnerReferences).To(BeEmpty())
+		}
+		By("granting it lets the HostedSecret take it over")
+		s := &corev1.Secret{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "someone-elses"}, s)).To(Succeed())
+		s.Labels = map[string]string{hubv1alpha1.LabelHostedSecret: "grab"}
+		Expect(k8sClient.Update(ctx, s)).To(Succeed())
+		hs := &hubv1alpha1.HostedSecret{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "grab"}, hs)).To(Succeed())
+		hs.Annotations = map[string]string{"nudge": "1"} // the unlabelled Secret is outside the cache
+		Expect(k8sClient.Update(ctx, hs)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "grab"}, hs)).To(Succeed())
+			g.Expect(hs.Status.State).To(Equal(hubv1alpha1.StateActive))
+			g.Expect(hs.Status.ValueLast4).To(Equal("7777"))
 		}).Should(Succeed())
 	})
 

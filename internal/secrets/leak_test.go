@@ -90,12 +90,12 @@ var _ = Describe("A secret value", func() {
 		By("applying a Secret and a HostedSecret with kubectl")
 		manifest := fmt.Sprintf(`apiVersion: v1
 kind: Secret
-metadata: {name: decl-value, namespace: %[1]s}
+metadata: {name: decl-value, namespace: %[1]s, labels: {hub.podium.dev/hosted-secret: decl}}
 stringData: {value: %[2]q}
 ---
 apiVersion: v1
 kind: Secret
-metadata: {name: decl-other, namespace: %[1]s}
+metadata: {name: decl-other, namespace: %[1]s, labels: {hub.podium.dev/hosted-secret: decl-same-slot}}
 stringData: {token: %[2]q}
 ---
 apiVersion: hub.podium.dev/v1alpha1
@@ -113,17 +113,33 @@ kind: HostedSecret
 metadata: {name: decl-same-slot, namespace: %[1]s}
 spec: {scope: user, owner: %[3]q, envVar: DECL_KEY, secretRef: {name: decl-other, key: token}}
 ---
+apiVersion: v1
+kind: Secret
+metadata: {name: decl-ungranted, namespace: %[1]s}
+stringData: {value: %[2]q}
+---
+apiVersion: hub.podium.dev/v1alpha1
+kind: HostedSecret
+metadata: {name: decl-ungranted, namespace: %[1]s}
+spec: {scope: user, owner: %[3]q, envVar: DECL_FOUR, secretRef: {name: decl-ungranted}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: decl-wrong-key, namespace: %[1]s, labels: {hub.podium.dev/hosted-secret: decl-wrong-key}}
+stringData: {token: %[2]q}
+---
 apiVersion: hub.podium.dev/v1alpha1
 kind: HostedSecret
 metadata: {name: decl-wrong-key, namespace: %[1]s}
-spec: {scope: user, owner: %[3]q, envVar: DECL_THREE, secretRef: {name: decl-other, key: missing}}
+spec: {scope: user, owner: %[3]q, envVar: DECL_THREE, secretRef: {name: decl-wrong-key, key: missing}}
 `, leak.Name, canary, owner.User)
 		kubectl := adminKubectl()
 		outputs = append(outputs, kubectl("apply", "-f", writeManifest(manifest)))
 		Eventually(func(g Gomega) {
 			g.Expect(readyReason(g, leak, "decl")).To(Equal(hubv1alpha1.ReasonActive))
 			g.Expect(readyReason(g, leak, "decl-same-slot")).To(Equal(hubv1alpha1.ReasonSlotOccupied))
-			g.Expect(readyReason(g, leak, "decl-same-secret")).To(Equal(hubv1alpha1.ReasonValueMissing))
+			g.Expect(readyReason(g, leak, "decl-same-secret")).To(Equal(hubv1alpha1.ReasonSecretNotGranted))
+			g.Expect(readyReason(g, leak, "decl-ungranted")).To(Equal(hubv1alpha1.ReasonSecretNotGranted))
 			g.Expect(readyReason(g, leak, "decl-wrong-key")).To(Equal(hubv1alpha1.ReasonValueMissing))
 		}).Should(Succeed())
 		outputs = append(outputs,

@@ -201,19 +201,19 @@ func (l *Lifecycle) SetOccupied(ctx context.Context, hs *hubv1alpha1.HostedSecre
 	return err
 }
 
-// SetValueMissing records that a secret's value cannot be read (msg names the Secret
-// and key, never data).
-func (l *Lifecycle) SetValueMissing(ctx context.Context, hs *hubv1alpha1.HostedSecret, msg string) error {
+// SetUnusable records why a secret's value cannot be used (reason ValueMissing or
+// SecretNotGranted; msg names the Secret and key, never data).
+func (l *Lifecycle) SetUnusable(ctx context.Context, hs *hubv1alpha1.HostedSecret, reason, msg string) error {
 	changed := false
 	err := l.updateStatus(ctx, hs, func(st *hubv1alpha1.HostedSecretStatus, gen int64) bool {
 		if st.State == hubv1alpha1.StateRevoked {
 			return false
 		}
-		changed = setReady(st, gen, metav1.ConditionFalse, hubv1alpha1.ReasonValueMissing, msg)
+		changed = setReady(st, gen, metav1.ConditionFalse, reason, msg)
 		return changed
 	})
 	if err == nil && changed {
-		l.event(hs, corev1.EventTypeWarning, hubv1alpha1.ReasonValueMissing, "ReadValue", "%s", msg)
+		l.event(hs, corev1.EventTypeWarning, reason, "ReadValue", "%s", msg)
 	}
 	return err
 }
