@@ -5,17 +5,25 @@
 #   Page1 / Page2000  the first and the last page of 50 (offset 0 and 99,950), with ranks
 #   IndexMemory100k   heap held by the index per row (the cached objects not counted)
 #   RulesChange100k   re-sorting the whole board after its rankBy changed
-# Pure Go benchmarks: no control plane needed. PODIUM_BENCH_TIME sets -benchtime (1s).
+# Pure Go benchmarks, no control plane. The fast ones run PODIUM_BENCH_COUNT times (3)
+# and the best run is printed: on a shared machine the best is the least disturbed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-out=$(go test -run '^$' -bench . -benchmem -benchtime "${PODIUM_BENCH_TIME:-1s}" -count 1 ./internal/ranking/ 2>&1) || {
-	echo "$out" >&2
-	echo "ranking: benchmark failed" >&2
-	exit 1
+run() {
+	go test -run '^$' -bench "$1" -benchmem -count "$2" ./internal/ranking/ 2>&1 || {
+		echo "ranking: benchmark failed" >&2
+		return 1
+	}
 }
+out=$(run 'UpdateOneRow100k|Page1$|Page2000' "${PODIUM_BENCH_COUNT:-3}")
+out+=$'\n'$(run 'IndexMemory100k|RulesChange100k' 1)
+echo "$out" | grep -E '^(--- FAIL|FAIL|panic)' >&2 && { echo "$out" >&2; exit 1; }
 echo "$out" | awk '
 /^Benchmark/ {
 	name = $1; sub(/^Benchmark/, "", name); sub(/-[0-9]+$/, "", name)
+	if (name in best && best[name] <= $3) next
+	if (!(name in best)) order[++n] = name
+	best[name] = $3
 	line = sprintf("ranking: %-18s", name)
 	for (i = 3; i < NF; i += 2) {
 		v = $i; u = $(i + 1)
@@ -23,5 +31,6 @@ echo "$out" | awk '
 		else if (u == "ns/op" && v >= 1e3) { v = sprintf("%.2f", v / 1e3); u = "µs/op" }
 		line = line sprintf("  %s %s", v, u)
 	}
-	print line
-}'
+	lines[name] = line
+}
+END { for (i = 1; i <= n; i++) print lines[order[i]] }'
