@@ -1,7 +1,6 @@
-// Package controllers holds Podium's reconcilers: Datasets, Leaderboards and their
-// rows. Each reconciler reads from the manager's cache, decides in pure functions, and
-// writes only metadata it owns and status, never spec: objects applied from Git must
-// show no diff.
+// Package controllers holds Podium's reconcilers, one per kind. Each reads from the
+// manager's cache, decides in pure functions, and writes only the metadata it owns and
+// status, never spec: objects applied from Git must show no diff.
 package controllers
 
 import (
