@@ -1,6 +1,6 @@
 // Package controllers holds Podium's reconcilers, one per kind. Each reads from the
-// manager's cache, decides in pure functions, and writes only the metadata it owns and
-// status, never spec: objects applied from Git must show no diff.
+// manager's cache and decides in pure functions; none writes the spec of an object
+// users apply, so objects applied from Git show no diff.
 package controllers
 
 import (
