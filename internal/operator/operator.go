@@ -56,8 +56,9 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		LeaderElectionID:        "podium-operator.hub.podium.dev",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
 		Cache: cache.Options{
-			// Managed fields are never read and would double each cached row's size.
-			DefaultTransform: cache.TransformStripManagedFields(),
+			// Managed fields are never read and would double each cached row's size;
+			// strings every row repeats are shared (cachemem.go).
+			DefaultTransform: compactCachedObjects(),
 			ByObject: map[client.Object]cache.ByObject{
 				&corev1.Secret{}: {Label: podiumSecrets},
 			},
