@@ -113,6 +113,34 @@ var _ = Describe("podium basics", func() {
 	})
 })
 
+var _ = Describe("global flags", func() {
+	It("honours --kubeconfig, --context and --org", func() {
+		org, home := newOrg("cli-flags")
+		other, _ := newOrg("cli-flags-other")
+		b := makeBoard(org, home, "main")
+		empty := write(home, "empty-kubeconfig", "apiVersion: v1\nkind: Config\n")
+
+		// An explicit --kubeconfig wins over KUBECONFIG.
+		cmdEnv := func(args ...string) result {
+			return podium(home, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+		}
+		Expect(cmdEnv("hub", "leaderboard", "show", b.ID).code).To(Equal(0))
+		r := podium(home, "--kubeconfig", empty, "hub", "leaderboard", "show", b.ID)
+		Expect(r.code).To(Equal(1))
+
+		r = podium(home, "--context", "nope", "hub", "leaderboard", "show", b.ID)
+		Expect(r.code).To(Equal(1))
+		Expect(r.err).To(ContainSubstring("nope"))
+
+		// Ids are looked up in --org only when given.
+		Expect(podium(home, "--org", org, "hub", "leaderboard", "show", b.ID).code).To(Equal(0))
+		r = podium(home, "--org", other, "hub", "leaderboard", "show", b.ID)
+		Expect(r.code).To(Equal(1))
+		Expect(r.err).To(ContainSubstring("not found"))
+		Expect(ok(home, "--org", other, "hub", "leaderboard", "list", "--quiet")).To(BeEmpty())
+	})
+})
+
 var _ = Describe("leaderboard init, create, list, show", func() {
 	It("writes the example SPEC describes and never overwrites without --force", func() {
 		org, home := newOrg("cli-init")
