@@ -158,8 +158,10 @@ var _ = Describe("POST /v1/leaderboard-read", func() {
 		setVisibility := func(name string, v hubv1alpha1.RowVisibility) {
 			row := &hubv1alpha1.LeaderboardRow{}
 			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(rows[name]), row)).To(Succeed())
+			// A merge patch: the row controller may be adding labels at the same time.
+			base := row.DeepCopy()
 			row.Spec.Visibility = v
-			Expect(k8sClient.Update(ctx, row)).To(Succeed())
+			Expect(k8sClient.Patch(ctx, row, client.MergeFrom(base))).To(Succeed())
 		}
 		setVisibility("c", hubv1alpha1.RowHide)
 		eventually(func(g Gomega) {
@@ -174,8 +176,9 @@ var _ = Describe("POST /v1/leaderboard-read", func() {
 
 		d := &hubv1alpha1.LeaderboardRow{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(rows["d"]), d)).To(Succeed())
+		base := d.DeepCopy()
 		d.Spec.Metrics = &apiextensionsv1.JSON{Raw: []byte(`{"score": 30}`)}
-		Expect(k8sClient.Update(ctx, d)).To(Succeed())
+		Expect(k8sClient.Patch(ctx, d, client.MergeFrom(base))).To(Succeed())
 		eventually(func(g Gomega) {
 			g.Expect(ranks(g)).To(Or(
 				Equal([]string{"d:1", "b:2", "c:2", "a:4"}),
@@ -190,8 +193,9 @@ var _ = Describe("POST /v1/leaderboard-read", func() {
 		// A row whose values fail the board's schema is kept but not ranked.
 		lbNow := &hubv1alpha1.Leaderboard{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lb), lbNow)).To(Succeed())
+		lbBase := lbNow.DeepCopy()
 		lbNow.Spec.MetricsSchema = &apiextensionsv1.JSON{Raw: []byte(`{"type":"object","properties":{"score":{"type":"number"}}}`)}
-		Expect(k8sClient.Update(ctx, lbNow)).To(Succeed())
+		Expect(k8sClient.Patch(ctx, lbNow, client.MergeFrom(lbBase))).To(Succeed())
 		bad := &hubv1alpha1.LeaderboardRow{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad"},
 			Spec:       hubv1alpha1.LeaderboardRowSpec{Leaderboard: lb.Name, Metrics: &apiextensionsv1.JSON{Raw: []byte(`{"score":"high"}`)}},
