@@ -72,11 +72,6 @@ func (a *app) loginCmd() *cobra.Command {
 			if _, ok := raw.Contexts[o.Context]; !ok {
 				return usagef("context %q is not in the kubeconfig", o.Context)
 			}
-			if o.Org == "" {
-				if ns, _, err := cc.Namespace(); err == nil {
-					o.Org = ns
-				}
-			}
 			user, server, err := whoAmI(a.ctx(c), o)
 			if err != nil {
 				return err
@@ -88,7 +83,11 @@ func (a *app) loginCmd() *cobra.Command {
 			if a.json {
 				return a.printJSON(map[string]string{"config": path, "server": server, "user": user, "context": o.Context, "org": o.Org, "endpoint": endpoint})
 			}
-			fmt.Fprintf(a.stdout, "Logged in to %s as %s (context %s, org %s)\nRecorded in %s\n", server, user, o.Context, o.Org, path)
+			org := o.Org
+			if org == "" {
+				org = "none: ids are searched in every namespace you may list"
+			}
+			fmt.Fprintf(a.stdout, "Logged in to %s as %s (context %s, default org %s)\nRecorded in %s\n", server, user, o.Context, org, path)
 			return nil
 		},
 	}

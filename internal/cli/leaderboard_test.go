@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,9 +10,14 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/testenv"
 )
 
 // boardJSON is the part of `show --json` the tests read.
@@ -242,3 +248,54 @@ func mustSuffix(org, id string) string {
 	name := list.Items[0].Name
 	return name[strings.LastIndex(name, "-")+1:]
 }
+
+var _ = Describe("an org owner who is not a cluster admin", func() {
+	It("works in their org with the shipped podium-org-owner role", func() {
+		org, home := newOrg("cli-owner")
+		alice, err := testEnv.AddUser(envtest.User{Name: "alice-" + org}, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		kc, err := alice.KubeConfig()
+		Expect(err).NotTo(HaveOccurred())
+		aliceKC := write(home, "alice-kubeconfig", string(kc))
+		role := &rbacv1.ClusterRole{}
+		raw, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "rbac", "org_roles.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		for _, doc := range strings.Split(string(raw), "\n---\n") {
+			if strings.Contains(doc, "name: podium-org-owner") {
+				Expect(yaml.Unmarshal([]byte(doc), role)).To(Succeed())
+			}
+		}
+		Expect(role.Rules).NotTo(BeEmpty())
+		role.Name = "podium-org-owner-" + org
+		Expect(k8s.Create(ctx, role)).To(Succeed())
+		DeferCleanup(func() { _ = k8s.Delete(context.Background(), role) })
+		Expect(k8s.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: "alice-owner"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: "alice-" + org}},
+		})).To(Succeed())
+
+		ok(home, "auth", "login", "--kubeconfig", aliceKC)
+		cfgFile := filepath.Join(home, "lb.yaml")
+		ok(home, "hub", "leaderboard", "init", "--package", org+"/bench", "--name", "main", "--title", "Main", "--output", cfgFile)
+		ok(home, "hub", "leaderboard", "create", "--config", cfgFile, "--rows", write(home, "r.yaml", rowsYAML(3, func(i int) string { return fmt.Sprint(i) })))
+		slug := org + "/bench/main"
+		ids := strings.Fields(ok(home, "hub", "leaderboard", "row", "list", slug, "--quiet"))
+		Expect(ids).To(HaveLen(3))
+		// Without an org, an id is searched in the context's namespace only, and the
+		// error says how to widen it.
+		r := podium(home, "hub", "leaderboard", "row", "show", ids[0])
+		Expect(r.code).To(Equal(1))
+		Expect(r.err).To(ContainSubstring("--org"))
+		ok(home, "auth", "login", "--kubeconfig", aliceKC, "--org", org)
+		ok(home, "hub", "leaderboard", "row", "show", ids[0])
+		ok(home, "hub", "leaderboard", "row", "update", ids[0], "--status", "hide")
+		ok(home, "hub", "leaderboard", "row", "delete", ids[1], "--yes")
+		ok(home, "hub", "leaderboard", "update", slug, "--title", "Renamed")
+		// Another org is out of reach.
+		other, _ := newOrg("cli-owner-other")
+		r = podium(home, "hub", "leaderboard", "list", other+"/bench")
+		Expect(r.code).To(Equal(1))
+		Expect(r.err).To(ContainSubstring("forbidden"))
+	})
+})

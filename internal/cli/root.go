@@ -64,7 +64,7 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func errorText(err error) string {
 	var ae *apierr.Error
 	if errors.As(err, &ae) {
-		if ae.Code == apierr.CodeStale || ae.Code == apierr.CodeRowsInvalid {
+		if ae.Code == apierr.CodeStale || ae.Code == apierr.CodeRowsInvalid || ae.Code == apierr.CodeForbidden {
 			return ae.Message + " [" + ae.Code + "]"
 		}
 		return ae.Message

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/go-logr/logr"
@@ -41,11 +42,13 @@ type Options struct {
 
 // Client talks to the Kubernetes API as the user of the kubeconfig.
 type Client struct {
-	c          client.Client
-	host       string
-	org        string
-	contextNS  string
-	workers    int
+	c         client.Client
+	host      string
+	org       string
+	contextNS string
+	workers   int
+	// narrowed is set once an id search fell back to the context's namespace.
+	narrowed   atomic.Bool
 	ValidateFn RowValidator
 }
 
@@ -89,9 +92,6 @@ func New(o Options) (*Client, error) {
 	return &Client{c: c, host: cfg.Host, org: o.Org, contextNS: ns, workers: w, ValidateFn: DefaultValidator}, nil
 }
 
-// Kube is the underlying controller-runtime client.
-func (c *Client) Kube() client.Client { return c.c }
-
 // IsUUID says whether s is a UUID (an id) rather than a slug.
 func IsUUID(s string) bool {
 	_, err := uuid.Parse(s)
@@ -108,9 +108,22 @@ func (c *Client) findByID(ctx context.Context, list client.ObjectList, id string
 	}
 	err := c.c.List(ctx, list, sel)
 	if apierrors.IsForbidden(err) {
+		c.narrowed.Store(true)
 		err = c.c.List(ctx, list, sel, client.InNamespace(c.contextNS))
+		if apierrors.IsForbidden(err) {
+			return apierr.Forbidden("%s: you may not search every namespace, nor namespace %s: pass --org or record one with `podium auth login --org`", id, c.contextNS)
+		}
 	}
 	return err
+}
+
+// notFound is the error of an id that was not found, with a hint when the search was
+// narrowed to the context's namespace because the user may not list every namespace.
+func (c *Client) notFound(what, id string) error {
+	if c.narrowed.Load() {
+		return apierr.NotFound("%s %s not found in namespace %s (you may not search every namespace: pass --org or record one with `podium auth login --org`)", what, id, c.contextNS)
+	}
+	return apierr.NotFound("%s %s not found", what, id)
 }
 
 // Board finds a leaderboard by UUID or "<org>/<dataset>/<leaderboard>".
@@ -125,7 +138,7 @@ func (c *Client) Board(ctx context.Context, ref string) (*hubv1alpha1.Leaderboar
 				return &list.Items[i], nil
 			}
 		}
-		return nil, apierr.NotFound("leaderboard %s not found", ref)
+		return nil, c.notFound("leaderboard", ref)
 	}
 	pkg, name, ok := index.SplitSlug(ref)
 	if !ok {
@@ -160,7 +173,7 @@ func (c *Client) Row(ctx context.Context, id string) (*hubv1alpha1.LeaderboardRo
 			return &list.Items[i], nil
 		}
 	}
-	return nil, apierr.NotFound("row %s not found", id)
+	return nil, c.notFound("row", id)
 }
 
 // BoardOf returns the leaderboard a row belongs to.
