@@ -91,7 +91,8 @@ func parseDocuments(file string, raw []byte) ([]document, error) {
 		if root.Kind == yamlv3.ScalarNode && root.Tag == "!!null" {
 			continue // an empty document between two "---"
 		}
-		v, err := nodeValue(root, 0)
+		budget := maxNodes
+		v, err := nodeValue(root, 0, &budget)
 		if err != nil {
 			return nil, apierr.BadRequest("", "%s: %v", file, err)
 		}
@@ -291,16 +292,24 @@ func sortedKeys(m map[string]any) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
+// maxNodes bounds the values one document may expand to (500 rows of large objects fit
+// well below it).
+const maxNodes = 5_000_000
+
 // nodeValue converts a YAML node to a JSON-able value with YAML 1.2 meanings (the
 // yaml.v3 parser's: "yes" and "n" are strings); timestamps stay strings. Duplicate keys
 // and values JSON cannot hold are errors naming the line.
-func nodeValue(n *yamlv3.Node, depth int) (any, error) {
+func nodeValue(n *yamlv3.Node, depth int, budget *int) (any, error) {
 	if depth > 100 {
 		return nil, fmt.Errorf("line %d: nested too deeply", n.Line)
 	}
+	// Aliases can make a small file expand to billions of values.
+	if *budget--; *budget < 0 {
+		return nil, fmt.Errorf("line %d: the document expands to more than %d values", n.Line, maxNodes)
+	}
 	switch n.Kind {
 	case yamlv3.AliasNode:
-		return nodeValue(n.Alias, depth+1)
+		return nodeValue(n.Alias, depth+1, budget)
 	case yamlv3.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -311,7 +320,7 @@ func nodeValue(n *yamlv3.Node, depth int) (any, error) {
 			if _, dup := m[k.Value]; dup {
 				return nil, fmt.Errorf("line %d: key %q is already set", k.Line, k.Value)
 			}
-			v, err := nodeValue(n.Content[i+1], depth+1)
+			v, err := nodeValue(n.Content[i+1], depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -321,7 +330,7 @@ func nodeValue(n *yamlv3.Node, depth int) (any, error) {
 	case yamlv3.SequenceNode:
 		l := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := nodeValue(c, depth+1)
+			v, err := nodeValue(c, depth+1, budget)
 			if err != nil {
 				return nil, err
 			}

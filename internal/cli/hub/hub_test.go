@@ -297,3 +297,16 @@ func TestYAMLIsReadAlikeByYAML11Readers(t *testing.T) {
 		t.Errorf("(-want +got):\n%s\n%s", diff, data)
 	}
 }
+
+func TestAliasBombIsRefused(t *testing.T) {
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	prev := "a"
+	for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		bomb += n + ": &" + n + " [" + strings.Repeat("*"+prev+", ", 9) + "*" + prev + "]\n"
+		prev = n
+	}
+	_, err := parseDocuments("bomb.yaml", []byte(bomb))
+	if err == nil || !strings.Contains(err.Error(), "expands to more than") {
+		t.Fatalf("error = %v", err)
+	}
+}
