@@ -84,7 +84,7 @@ func (a *app) newRoot() *cobra.Command {
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.flags.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: the one `auth login` recorded, else KUBECONFIG or ~/.kube/config)")
+	pf.StringVar(&a.flags.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: the one recorded by auth login, else KUBECONFIG or ~/.kube/config)")
 	pf.StringVar(&a.flags.Context, "context", "", "kubeconfig context to use")
 	pf.StringVar(&a.flags.Org, "org", "", "organization (namespace) to work in")
 	root.AddCommand(&cobra.Command{

@@ -108,6 +108,21 @@ var _ = Describe("update --config --rows as one transaction", func() {
 		Expect(env.Error.Details.InvalidRows[0].Index).To(Equal(299))
 		Expect(env.Error.Details.InvalidRows[0].Fields[0].Field).To(Equal("metrics.reward"))
 		Expect(snap(org, b.ID)).To(Equal(before))
+
+		// Fixed, the same files apply as one transaction: 300 rows and the definition.
+		bumpRewards(rows, 299, 5000)
+		writeJSON(rowsPath, rows)
+		out := ok(home, "hub", "leaderboard", "update", slug, "--config", cfgPath, "--rows", rowsPath)
+		Expect(out).To(ContainSubstring("300 rows updated"))
+		after := snap(org, b.ID)
+		Expect(show(home, slug).Title).To(Equal("Changed"))
+		changed := 0
+		for id, spec := range after.rows {
+			if spec != before.rows[id] {
+				changed++
+			}
+		}
+		Expect(changed).To(Equal(300))
 	})
 
 	It("restores what was written when a write fails after validation", func() {

@@ -156,7 +156,7 @@ func (c *Client) UpdateRow(ctx context.Context, row *hubv1alpha1.LeaderboardRow,
 	next := row.DeepCopy()
 	next.Spec = spec
 	touch(next, time.Now())
-	if err := c.c.Update(ctx, next); err != nil {
+	if err := c.updateSpec(ctx, next, row.Generation); err != nil {
 		return nil, nil, KubeError(err, "row "+string(row.UID))
 	}
 	return next, fields, nil

@@ -188,9 +188,7 @@ func (c *Client) send(ctx context.Context, w *write, dry bool) error {
 		obj = obj.DeepCopyObject().(client.Object)
 		opts = append(opts, client.DryRunAll)
 	}
-	// obj carries the resourceVersion it was read at: the update is refused when the
-	// object changed since.
-	if err := c.c.Update(ctx, obj, opts...); err != nil {
+	if err := c.updateSpec(ctx, obj, w.old.GetGeneration(), opts...); err != nil {
 		var se apierrors.APIStatus
 		if !dry && !errors.As(err, &se) {
 			// No answer from the apiserver: the update may have been made. Restoring
@@ -436,5 +434,40 @@ func (c *Client) labelNewRows(ctx context.Context, board client.Object, p *plan)
 	}
 	if len(rows) > 0 {
 		c.labelRows(ctx, board, rows)
+	}
+}
+
+// updateSpec writes obj's spec over the object read at generation gen. The update
+// carries the resourceVersion read, so nothing slips in between; when it conflicts
+// because the controller wrote status or labels meanwhile (the resourceVersion moved,
+// the generation did not), the write is retried on the newer object. A newer
+// generation means someone changed the spec since it was read: that is refused as
+// stale.
+func (c *Client) updateSpec(ctx context.Context, obj client.Object, gen int64, opts ...client.UpdateOption) error {
+	for attempt := 0; ; attempt++ {
+		err := c.c.Update(ctx, obj, opts...)
+		if err == nil || !apierrors.IsConflict(err) || attempt == 10 {
+			return err
+		}
+		fresh := obj.DeepCopyObject().(client.Object)
+		if gerr := c.c.Get(ctx, client.ObjectKeyFromObject(obj), fresh); gerr != nil {
+			return gerr
+		}
+		if fresh.GetUID() != obj.GetUID() || fresh.GetGeneration() != gen {
+			return err
+		}
+		// Only metadata the CLI does not change moved: take it from the newer object.
+		obj.SetResourceVersion(fresh.GetResourceVersion())
+		obj.SetLabels(fresh.GetLabels())
+		obj.SetOwnerReferences(fresh.GetOwnerReferences())
+		obj.SetFinalizers(fresh.GetFinalizers())
+		ann := fresh.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		if v, ok := obj.GetAnnotations()[AnnotationUpdatedAt]; ok {
+			ann[AnnotationUpdatedAt] = v
+		}
+		obj.SetAnnotations(ann)
 	}
 }
