@@ -33,6 +33,10 @@ func init() {
 	metrics.Registry.MustRegister(requestsTotal, requestDuration)
 }
 
+// anonymous is the caller of every request without an Authorization header; shared,
+// like every Caller in a request context, it is read-only.
+var anonymous = &authn.Caller{Anonymous: true}
+
 // routeUnmatched labels requests that matched no pattern (404/405).
 const routeUnmatched = "unmatched"
 
@@ -70,7 +74,7 @@ func (s *Server) frame(mux *http.ServeMux) http.Handler {
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(sw, r.Body, s.o.MaxBodyBytes)
 		}
-		caller := &authn.Caller{Anonymous: true}
+		caller := anonymous
 		if r.Header.Get("Authorization") != "" {
 			// Any Authorization header must be a valid bearer token: a client that
 			// believes it signed in is never silently served as anonymous.
