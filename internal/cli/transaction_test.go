@@ -17,25 +17,26 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
 
-// snapshot is a board's spec and every row's spec, keyed by row id, plus
-// resourceVersions (equal only when nothing was written at all).
+// snapshot is a board's spec and every row's spec, keyed by row id, plus their
+// generations (equal only when no spec was written at all; the controller's status and
+// label writes do not move them).
 type snapshot struct {
-	board    string
-	rows     map[string]string
-	versions map[string]string
+	board       string
+	rows        map[string]string
+	generations map[string]int64
 }
 
 func snap(org, boardID string) snapshot {
 	GinkgoHelper()
 	lb := boardObject(org, boardID)
 	j, _ := json.Marshal(lb.Spec)
-	s := snapshot{board: string(j), rows: map[string]string{}, versions: map[string]string{"board": lb.ResourceVersion}}
+	s := snapshot{board: string(j), rows: map[string]string{}, generations: map[string]int64{"board": lb.Generation}}
 	var list hubv1alpha1.LeaderboardRowList
 	Expect(k8s.List(ctx, &list, client.InNamespace(org))).To(Succeed())
 	for _, r := range list.Items {
 		j, _ := json.Marshal(r.Spec)
 		s.rows[string(r.UID)] = string(j)
-		s.versions[string(r.UID)] = r.ResourceVersion
+		s.generations[string(r.UID)] = r.Generation
 	}
 	return s
 }

@@ -88,9 +88,12 @@ var _ = Describe("leaderboard update and export", func() {
 
 		// Someone changes the board after the export (here with kubectl's way: a plain
 		// update of the object, no CLI annotation).
-		lb := boardObject(org, show(home, slug).ID)
-		lb.Spec.Title = "Changed elsewhere"
-		Expect(k8s.Update(ctx, lb)).To(Succeed())
+		id := show(home, slug).ID
+		Eventually(func() error {
+			lb := boardObject(org, id)
+			lb.Spec.Title = "Changed elsewhere"
+			return k8s.Update(ctx, lb)
+		}).Should(Succeed())
 
 		editYAML(exp, func(m map[string]any) { m["title"] = "Mine" })
 		r := podium(home, "hub", "leaderboard", "update", slug, "--config", exp, "--json")
