@@ -149,7 +149,6 @@ func (s *Server) Start(ctx context.Context) error {
 		IdleTimeout:       s.o.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ErrorLog:          nil,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
