@@ -80,7 +80,7 @@ func plainIsString11(s string) bool {
 // rule 9). The data goes to a temporary file first so a failure leaves no half file.
 func WriteFile(path string, data []byte, force bool) error {
 	if _, err := os.Stat(path); err == nil && !force {
-		return apierr.New(http.StatusConflict, apierr.CodeBadRequest, "%s already exists; pass --force to overwrite it", path)
+		return apierr.New(http.StatusBadRequest, apierr.CodeBadRequest, "%s already exists; pass --force to overwrite it", path)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return apierr.BadRequest("output", "%s: %v", path, unwrapPathError(err))
 	}
