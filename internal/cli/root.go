@@ -94,12 +94,12 @@ func (a *app) newRoot() *cobra.Command {
 		Run:   func(c *cobra.Command, _ []string) { fmt.Fprintln(c.OutOrStdout(), "podium", Version) },
 	})
 	root.AddCommand(a.authCmd())
-	hub := &cobra.Command{Use: "hub", Short: "Work with the hub: leaderboards of datasets"}
+	hubCmd := &cobra.Command{Use: "hub", Short: "Work with the hub: leaderboards of datasets"}
 	lb := &cobra.Command{Use: "leaderboard", Aliases: []string{"leaderboards", "lb"}, Short: "Manage leaderboards and their rows"}
 	lb.AddCommand(a.listCmd(), a.showCmd(), a.initCmd(), a.createCmd(), a.updateCmd(), a.exportCmd(), a.rowCmd())
-	hub.AddCommand(lb)
-	root.AddCommand(hub)
-	for _, c := range []*cobra.Command{root, hub, lb} {
+	hubCmd.AddCommand(lb)
+	root.AddCommand(hubCmd)
+	for _, c := range []*cobra.Command{root, hubCmd, lb} {
 		if c.Args == nil && c.RunE == nil {
 			c.Args = noArgs
 			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
