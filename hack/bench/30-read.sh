@@ -63,8 +63,10 @@ start_operator() {
 # among the cycles after the first SKIP; without SKIP, that of the last cycle. A cycle
 # during load also marks the garbage of requests in flight, so the smallest is closest.
 live_heap() {
-  grep -E '^gc [0-9]+ ' "$1" | sed -E 's/.* ([0-9]+)->([0-9]+)->([0-9]+) MB.*/\3/' |
-    if [ -n "${2:-}" ]; then tail -n +"$(( $2 + 1 ))" | sort -n | head -1; else tail -1; fi
+  local mb
+  mb=$({ grep -E '^gc [0-9]+ ' "$1" || true; } | sed -E 's/.* ([0-9]+)->([0-9]+)->([0-9]+) MB.*/\3/' |
+    if [ -n "${2:-}" ]; then tail -n +"$(( $2 + 1 ))" | sort -n | head -1; else tail -1; fi)
+  echo "${mb:-0}" # no cycle yet: the heap is still under the GC's first goal (4 MB)
 }
 gc_cycles() { grep -cE '^gc [0-9]+ ' "$1" || true; }
 # rows_queued: LeaderboardRow reconciles still queued (the controllers' start-up pass).
