@@ -5,9 +5,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"podium.dev/podium/internal/authn"
@@ -20,19 +17,9 @@ func newServiceAccount(role string) (ns, token string) {
 	n, err := clientset.CoreV1().Namespaces().Create(ctx, testenv.Namespace("org"), metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	ns = n.Name
-	_, err = clientset.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "runner"}}, metav1.CreateOptions{})
+	token, err = testenv.ServiceAccountToken(ctx, clientset, ns, "runner", role)
 	Expect(err).NotTo(HaveOccurred())
-	if role != "" {
-		_, err = clientset.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "runner-" + role},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "runner", Namespace: ns}},
-		}, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-	}
-	tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "runner", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	return ns, tr.Status.Token
+	return ns, token
 }
 
 var _ = Describe("KubeReviewer", func() {

@@ -3,20 +3,15 @@ package authn_test
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
 
 	"podium.dev/podium/internal/testenv"
 )
@@ -44,7 +39,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	clientset, err = kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(applyOrgRoles(ctx, clientset)).To(Succeed())
+	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
 
 	countedCfg = rest.CopyConfig(cfg)
 	countedCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
@@ -70,25 +65,3 @@ var _ = AfterSuite(func() {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// applyOrgRoles creates the shipped ClusterRoles of config/rbac/org_roles.yaml, so the
-// tests exercise the real file.
-func applyOrgRoles(ctx context.Context, cs kubernetes.Interface) error {
-	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "rbac", "org_roles.yaml"))
-	if err != nil {
-		return err
-	}
-	for _, doc := range strings.Split(string(data), "\n---") {
-		var role rbacv1.ClusterRole
-		if err := yaml.UnmarshalStrict([]byte(doc), &role); err != nil {
-			return err
-		}
-		if role.Name == "" {
-			continue
-		}
-		if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -7,17 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -26,7 +21,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/operator"
@@ -61,7 +55,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	clientset, err = kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(applyOrgRoles(ctx, clientset)).To(Succeed())
+	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
@@ -92,27 +86,6 @@ var _ = AfterSuite(func() {
 	}
 })
 
-// applyOrgRoles creates the shipped ClusterRoles of config/rbac/org_roles.yaml.
-func applyOrgRoles(ctx context.Context, cs kubernetes.Interface) error {
-	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "rbac", "org_roles.yaml"))
-	if err != nil {
-		return err
-	}
-	for _, doc := range strings.Split(string(data), "\n---") {
-		var role rbacv1.ClusterRole
-		if err := yaml.UnmarshalStrict([]byte(doc), &role); err != nil {
-			return err
-		}
-		if role.Name == "" {
-			continue
-		}
-		if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // newOrg creates a fresh org namespace.
 func newOrg() string {
 	ns := testenv.Namespace("org")
@@ -122,17 +95,9 @@ func newOrg() string {
 
 // memberToken creates a ServiceAccount in ns bound to role there and returns a token.
 func memberToken(ns, role string) string {
-	_, err := clientset.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "runner"}}, metav1.CreateOptions{})
+	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, "runner", role)
 	Expect(err).NotTo(HaveOccurred())
-	_, err = clientset.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "runner"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "runner", Namespace: ns}},
-	}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "runner", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	return tr.Status.Token
+	return token
 }
 
 // newBoard creates a leaderboard "main" of dataset "ds" in ns, ranked by metrics.score desc.

@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,10 +15,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -28,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/yaml"
 
 	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/scheme"
@@ -104,7 +97,7 @@ func startOperator(logOut io.Writer) error {
 	if clientset, err = kubernetes.NewForConfig(cfg); err != nil {
 		return err
 	}
-	if err := applyOrgRoles(ctx); err != nil {
+	if err := testenv.ApplyOrgRoles(ctx, clientset); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -153,27 +146,6 @@ func stopOperator() error {
 	return nil
 }
 
-// applyOrgRoles creates the shipped ClusterRoles of config/rbac/org_roles.yaml.
-func applyOrgRoles(ctx context.Context) error {
-	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "rbac", "org_roles.yaml"))
-	if err != nil {
-		return err
-	}
-	for _, doc := range strings.Split(string(data), "\n---") {
-		var role rbacv1.ClusterRole
-		if err := yaml.UnmarshalStrict([]byte(doc), &role); err != nil {
-			return err
-		}
-		if role.Name == "" {
-			continue
-		}
-		if _, err := clientset.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // org is a namespace standing for an organization.
 type org struct {
 	Name string
@@ -193,19 +165,9 @@ type person struct {
 }
 
 func newPerson(o org, name, clusterRole string) person {
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: name}}
-	Expect(k8sClient.Create(ctx, sa)).To(Succeed())
-	if clusterRole != "" {
-		rb := &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: name},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: o.Name}},
-		}
-		Expect(k8sClient.Create(ctx, rb)).To(Succeed())
-	}
-	tr, err := clientset.CoreV1().ServiceAccounts(o.Name).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	token, err := testenv.ServiceAccountToken(ctx, clientset, o.Name, name, clusterRole)
 	Expect(err).NotTo(HaveOccurred())
-	return person{User: "system:serviceaccount:" + o.Name + ":" + name, Token: tr.Status.Token}
+	return person{User: "system:serviceaccount:" + o.Name + ":" + name, Token: token}
 }
 
 // call sends a request to the operator's HTTP API and returns the status and the body.

@@ -19,9 +19,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -75,7 +72,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	clientset, err = kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(applyOrgRoles(ctx, clientset)).To(Succeed())
+	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
@@ -99,27 +96,6 @@ var _ = BeforeSuite(func() {
 	DeferCleanup(beacon.close)
 })
 
-// applyOrgRoles creates the shipped ClusterRoles of config/rbac/org_roles.yaml.
-func applyOrgRoles(ctx context.Context, cs kubernetes.Interface) error {
-	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "rbac", "org_roles.yaml"))
-	if err != nil {
-		return err
-	}
-	for _, doc := range strings.Split(string(data), "\n---") {
-		var role rbacv1.ClusterRole
-		if err := yaml.UnmarshalStrict([]byte(doc), &role); err != nil {
-			return err
-		}
-		if role.Name == "" {
-			continue
-		}
-		if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // newOrg creates a fresh org namespace.
 func newOrg() string {
 	ns := testenv.Namespace("web")
@@ -129,17 +105,9 @@ func newOrg() string {
 
 // memberToken creates a ServiceAccount in ns bound to role there and returns a token.
 func memberToken(ns, role string) string {
-	_, err := clientset.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "reader"}}, metav1.CreateOptions{})
+	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, "reader", role)
 	Expect(err).NotTo(HaveOccurred())
-	_, err = clientset.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "reader"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "reader", Namespace: ns}},
-	}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "reader", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	return tr.Status.Token
+	return token
 }
 
 // applySamples creates the objects of config/samples files in ns instead of "demo".
