@@ -86,8 +86,7 @@ uninstall: ## Remove the CRDs (and every Podium object) from the cluster.
 
 .PHONY: deploy
 deploy: manifests ## Deploy the operator (image $(IMG)) to the cluster of the current kubeconfig.
-	cd config/manager && $(ASSETS)/kubectl kustomize . >/dev/null
-	$(ASSETS)/kubectl apply --server-side -k config/default
+	$(ASSETS)/kubectl kustomize config/default | sed 's|image: podium:dev|image: $(IMG)|' | $(ASSETS)/kubectl apply --server-side -f -
 
 .PHONY: help
 help: ## Show this help.

@@ -64,11 +64,13 @@ start_operator() {
 # during load also marks the garbage of requests in flight, so the smallest is closest.
 live_heap() {
   local mb
-  mb=$({ grep -E '^gc [0-9]+ ' "$1" || true; } | sed -E 's/.* ([0-9]+)->([0-9]+)->([0-9]+) MB.*/\3/' |
+  # gctrace shares stderr with the request log, so a line of one can land inside a
+  # line of the other: match each cycle's "A->B->C MB" wherever it stands.
+  mb=$({ grep -oE '[0-9]+->[0-9]+->[0-9]+ MB' "$1" || true; } | sed -E 's/^[0-9]+->[0-9]+->([0-9]+) MB$/\1/' |
     if [ -n "${2:-}" ]; then tail -n +"$(( $2 + 1 ))" | sort -n | head -1; else tail -1; fi)
   echo "${mb:-0}" # no cycle yet: the heap is still under the GC's first goal (4 MB)
 }
-gc_cycles() { grep -cE '^gc [0-9]+ ' "$1" || true; }
+gc_cycles() { grep -oE '[0-9]+->[0-9]+->[0-9]+ MB' "$1" | wc -l; }
 # rows_queued: LeaderboardRow reconciles still queued (the controllers' start-up pass).
 rows_queued() {
   curl -sf "http://127.0.0.1:$metrics_port/metrics" |

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -115,11 +116,16 @@ func run() error {
 	if err := waitReady(ctx, base+"/readyz", opDone); err != nil {
 		return err
 	}
-	fmt.Println(">> applying config/samples")
-	apply := exec.CommandContext(ctx, kubectl, "--kubeconfig", kubeconfig, "apply", "-k", filepath.Join(root, "config", "samples"))
-	apply.Stdout, apply.Stderr = os.Stdout, os.Stderr
-	if err := apply.Run(); err != nil {
-		return fmt.Errorf("applying samples: %w", err)
+	fmt.Println(">> applying the org roles (config/rbac/org_roles.yaml) and config/samples")
+	for _, args := range [][]string{
+		{"apply", "-f", filepath.Join(root, "config", "rbac", "org_roles.yaml")},
+		{"apply", "-k", filepath.Join(root, "config", "samples")},
+	} {
+		apply := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+		apply.Stdout, apply.Stderr = os.Stdout, os.Stderr
+		if err := apply.Run(); err != nil {
+			return fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
+		}
 	}
 
 	fmt.Printf(`
@@ -131,6 +137,7 @@ Podium is running. Press Ctrl-C to stop everything.
   try:         curl -s -X POST %[3]s/v1/leaderboard-read -H 'Content-Type: application/json' \
                  -d '{"package":"demo/terminal-bench","name":"main","page":1,"page_size":5}'
   web page:    %[3]s/leaderboards
+  secrets:     curl -s %[3]s/v1/secrets -H "Authorization: Bearer $(%[2]s --kubeconfig %[1]s create token -n demo demo-runner)"
   CLI:         bin/podium --kubeconfig %[1]s hub leaderboard list
 
 `, kubeconfig, kubectl, base)
