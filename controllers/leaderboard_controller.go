@@ -56,7 +56,7 @@ func (r *LeaderboardReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	want := boardStatus(lb, facts)
+	want := boardStatus(lb, facts, time.Now())
 	if equality.Semantic.DeepEqual(want, lb.Status) {
 		return ctrl.Result{}, nil
 	}

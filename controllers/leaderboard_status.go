@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,10 +29,11 @@ type boardFacts struct {
 // problem is one reason a board is not Ready.
 type problem struct{ reason, message string }
 
-// boardStatus decides a board's status from the board and the facts. It is pure: the
-// reconciler writes what it returns when it differs from what is stored.
-func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts) hubv1alpha1.LeaderboardStatus {
+// boardStatus decides a board's status from the board and the facts at time now. It is
+// pure: the reconciler writes what it returns when it differs from what is stored.
+func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts, now time.Time) hubv1alpha1.LeaderboardStatus {
 	st := *lb.Status.DeepCopy()
+	st.UpdatedAt = specChangedAt(lb, st.ObservedGeneration, st.UpdatedAt, now)
 	st.ObservedGeneration = lb.Generation
 	st.Rows, st.RankedRows = f.rows, f.ranked
 	if lb.Spec.Package != "" {
@@ -90,6 +92,32 @@ func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts) hubv1alpha1.Leaderbo
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
 	return st
+}
+
+// specChangedAt is status.updatedAt: when the object's spec last changed, as the
+// controller saw it. The status write a new generation causes anyway (observedGeneration)
+// carries it, so it costs no write of its own. The first status of generation 1 takes
+// the creation time; any other generation the status has not described yet takes now
+// (never before the creation or the previous value, whatever the clocks). While the
+// generation stays the one the status describes, it is kept as it is: labels,
+// annotations, status and resyncs never move it, and an object whose generation was
+// observed before the field existed keeps none rather than being written again.
+func specChangedAt(obj metav1.Object, observed int64, prev *metav1.Time, now time.Time) *metav1.Time {
+	gen, created := obj.GetGeneration(), obj.GetCreationTimestamp()
+	switch {
+	case gen == observed:
+		return prev
+	case observed == 0 && gen <= 1:
+		return &created
+	}
+	t := now
+	if t.Before(created.Time) {
+		t = created.Time
+	}
+	if prev != nil && t.Before(prev.Time) {
+		t = prev.Time
+	}
+	return &metav1.Time{Time: t}
 }
 
 func parseBoardSchemas(lb *hubv1alpha1.Leaderboard) (metaSchema, metricsSchema *schema.Schema, problems []problem) {

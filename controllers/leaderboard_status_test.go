@@ -12,6 +12,9 @@ import (
 	"podium.dev/podium/internal/schema"
 )
 
+// testNow is the clock of the pure status functions.
+var testNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
 func version(id, tag string, day int) hubv1alpha1.DatasetVersion {
 	return hubv1alpha1.DatasetVersion{ID: id, Tag: tag, CreatedAt: metav1.NewTime(time.Date(2026, 1, 1+day, 0, 0, 0, 0, time.UTC))}
 }
@@ -119,7 +122,7 @@ func TestBoardStatusReasons(t *testing.T) {
 			if tt.mutate != nil {
 				tt.mutate(lb)
 			}
-			st := boardStatus(lb, tt.facts)
+			st := boardStatus(lb, tt.facts, testNow)
 			c := st.Conditions[0]
 			if diff := cmp.Diff([]string{tt.reason, tt.message}, []string{c.Reason, c.Message}); diff != "" {
 				t.Errorf("reason, message (-want +got):\n%s", diff)
@@ -141,17 +144,17 @@ func TestBoardStatusResolvesOnce(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "lb", UID: "lb-uid"},
 		Spec:       hubv1alpha1.LeaderboardSpec{Package: "org/ds", Name: "main", Title: "Main"},
 	}
-	lb.Status = boardStatus(lb, boardFacts{dataset: ds})
+	lb.Status = boardStatus(lb, boardFacts{dataset: ds}, testNow)
 	ds.Spec.Versions = append(ds.Spec.Versions, version("b", "2.0", 1))
-	if got := boardStatus(lb, boardFacts{dataset: ds}).DatasetVersionIDs; !cmp.Equal(got, []string{"a"}) {
+	if got := boardStatus(lb, boardFacts{dataset: ds}, testNow).DatasetVersionIDs; !cmp.Equal(got, []string{"a"}) {
 		t.Errorf("a later version was added: %v", got)
 	}
 	lb.Spec.DatasetVersionRefs = &[]string{"latest"}
-	if got := boardStatus(lb, boardFacts{dataset: ds}).DatasetVersionIDs; !cmp.Equal(got, []string{"b"}) {
+	if got := boardStatus(lb, boardFacts{dataset: ds}, testNow).DatasetVersionIDs; !cmp.Equal(got, []string{"b"}) {
 		t.Errorf("changed refs were not resolved again: %v", got)
 	}
 	lb.Spec.DatasetVersionRefs = &[]string{"nope"}
-	st := boardStatus(lb, boardFacts{dataset: ds})
+	st := boardStatus(lb, boardFacts{dataset: ds}, testNow)
 	if !cmp.Equal(st.DatasetVersionIDs, []string{"a"}) || st.ResolvedFrom != lb.Status.ResolvedFrom {
 		t.Errorf("a failed resolution changed the stored one: %v from %s", st.DatasetVersionIDs, st.ResolvedFrom)
 	}
@@ -191,7 +194,7 @@ func TestRowStatus(t *testing.T) {
 			if tt.meta != "" {
 				r.Spec.Metadata = &apiextensionsv1.JSON{Raw: []byte(tt.meta)}
 			}
-			st := rowStatus(r, tt.lb)
+			st := rowStatus(r, tt.lb, testNow)
 			c := st.Conditions[0]
 			if c.Reason != tt.reason || len(st.InvalidFields) != tt.fields || st.SchemaGeneration != tt.schema || c.ObservedGeneration != 2 || st.ObservedGeneration != 2 {
 				t.Errorf("got reason %s, %d invalid fields, schemaGeneration %d, observed %d/%d; want %s, %d, %d, 2",
@@ -201,5 +204,68 @@ func TestRowStatus(t *testing.T) {
 				t.Errorf("message of %d bytes", len(c.Message))
 			}
 		})
+	}
+}
+
+func TestSpecChangedAt(t *testing.T) {
+	created := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	earlier := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	later := testNow.Add(time.Hour) // a previous value ahead of this replica's clock
+	at := func(t time.Time) *metav1.Time { return &metav1.Time{Time: t} }
+	tests := []struct {
+		name     string
+		gen      int64
+		observed int64
+		prev     *metav1.Time
+		want     *metav1.Time
+	}{
+		{"first status of generation 1: the creation", 1, 0, nil, at(created)},
+		{"first status of a generation changed before the controller saw it: now", 3, 0, nil, at(testNow)},
+		{"a new generation: now", 2, 1, at(created), at(testNow)},
+		{"a new generation never goes back", 2, 1, at(later), at(later)},
+		{"the same generation keeps it (labels, status, resyncs)", 2, 2, at(earlier), at(earlier)},
+		{"the same generation observed before the field existed keeps none", 4, 4, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj := &metav1.ObjectMeta{Generation: tt.gen, CreationTimestamp: metav1.NewTime(created)}
+			if diff := cmp.Diff(tt.want, specChangedAt(obj, tt.observed, tt.prev, testNow)); diff != "" {
+				t.Errorf("specChangedAt (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("a clock behind the creation", func(t *testing.T) {
+		obj := &metav1.ObjectMeta{Generation: 2, CreationTimestamp: metav1.NewTime(testNow.Add(time.Minute))}
+		if got := specChangedAt(obj, 1, nil, testNow); !got.Equal(&obj.CreationTimestamp) {
+			t.Errorf("specChangedAt = %v, want the creation %v", got, obj.CreationTimestamp)
+		}
+	})
+}
+
+func TestStatusUpdatedAtFollowsGenerations(t *testing.T) {
+	created := metav1.NewTime(testNow.Add(-time.Hour))
+	lb := &hubv1alpha1.Leaderboard{ObjectMeta: metav1.ObjectMeta{Name: "lb", Generation: 1, CreationTimestamp: created},
+		Spec: hubv1alpha1.LeaderboardSpec{MetricsSchema: &apiextensionsv1.JSON{Raw: []byte(`{"properties":{"reward":{"type":"number"}}}`)}}}
+	r := &hubv1alpha1.LeaderboardRow{ObjectMeta: metav1.ObjectMeta{Name: "r", Generation: 1, CreationTimestamp: created},
+		Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "lb", Metrics: &apiextensionsv1.JSON{Raw: []byte(`{"reward":1}`)}}}
+
+	lb.Status = boardStatus(lb, boardFacts{}, testNow)
+	r.Status = rowStatus(r, lb, testNow)
+	if !lb.Status.UpdatedAt.Equal(&created) || !r.Status.UpdatedAt.Equal(&created) {
+		t.Fatalf("first status: updatedAt %v / %v, want the creation %v", lb.Status.UpdatedAt, r.Status.UpdatedAt, created)
+	}
+	later := testNow.Add(time.Minute)
+	if st := boardStatus(lb, boardFacts{rows: 1}, later); !st.UpdatedAt.Equal(&created) {
+		t.Errorf("a board resync moved updatedAt to %v", st.UpdatedAt)
+	}
+	if st := rowStatus(r, lb, later); !st.UpdatedAt.Equal(&created) {
+		t.Errorf("a row resync moved updatedAt to %v", st.UpdatedAt)
+	}
+	lb.Generation, r.Generation = 2, 2
+	if st := boardStatus(lb, boardFacts{}, later); !st.UpdatedAt.Time.Equal(later) {
+		t.Errorf("a new board generation: updatedAt %v, want %v", st.UpdatedAt, later)
+	}
+	if st := rowStatus(r, lb, later); !st.UpdatedAt.Time.Equal(later) {
+		t.Errorf("a new row generation: updatedAt %v, want %v", st.UpdatedAt, later)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -66,7 +67,7 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		// once more for the patch's own event seen before the status write.
 		return ctrl.Result{}, err
 	}
-	want := rowStatus(row, lb)
+	want := rowStatus(row, lb, time.Now())
 	if equality.Semantic.DeepEqual(want, row.Status) {
 		return ctrl.Result{}, nil
 	}

@@ -3,6 +3,7 @@ package controllers
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,9 +17,11 @@ import (
 const maxInvalidFields = 100
 
 // rowStatus decides a row's status from the row and its board (nil when the board
-// does not exist). It is pure: the reconciler writes what it returns when it differs.
-func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) hubv1alpha1.LeaderboardRowStatus {
+// does not exist) at time now. It is pure: the reconciler writes what it returns when
+// it differs.
+func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now time.Time) hubv1alpha1.LeaderboardRowStatus {
 	st := *row.Status.DeepCopy()
+	st.UpdatedAt = specChangedAt(row, st.ObservedGeneration, st.UpdatedAt, now)
 	st.ObservedGeneration = row.Generation
 	st.InvalidFields = nil
 	cond := metav1.Condition{Type: hubv1alpha1.ConditionValid, ObservedGeneration: row.Generation}

@@ -217,6 +217,12 @@ type LeaderboardStatus struct {
 	// observedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// updatedAt is when the definition (spec) last changed, by any client: the time the
+	// controller first saw the current generation, or the creation time for generation
+	// 1. Label, annotation and status writes do not move it. Unset on boards whose
+	// current generation was observed before the field existed.
+	// +optional
+	UpdatedAt *metav1.Time `json:"updatedAt,omitempty"`
 	// package is the resolved dataset slug, "<org>/<dataset>".
 	// +optional
 	Package string `json:"package,omitempty"`

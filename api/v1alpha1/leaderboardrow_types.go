@@ -59,6 +59,12 @@ type LeaderboardRowStatus struct {
 	// observedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// updatedAt is when the row's values (spec) last changed, by any client: the time
+	// the controller first saw the current generation, or the creation time for
+	// generation 1. Label, annotation and status writes do not move it. Unset on rows
+	// whose current generation was observed before the field existed.
+	// +optional
+	UpdatedAt *metav1.Time `json:"updatedAt,omitempty"`
 	// schemaGeneration is the board generation the row was validated against.
 	// +optional
 	SchemaGeneration int64 `json:"schemaGeneration,omitempty"`

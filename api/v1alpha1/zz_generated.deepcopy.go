@@ -470,6 +470,10 @@ func (in *LeaderboardRowStatus) DeepCopyInto(out *LeaderboardRowStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.UpdatedAt != nil {
+		in, out := &in.UpdatedAt, &out.UpdatedAt
+		*out = (*in).DeepCopy()
+	}
 	if in.InvalidFields != nil {
 		in, out := &in.InvalidFields, &out.InvalidFields
 		*out = make([]FieldError, len(*in))
@@ -556,6 +560,10 @@ func (in *LeaderboardStatus) DeepCopyInto(out *LeaderboardStatus) {
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.UpdatedAt != nil {
+		in, out := &in.UpdatedAt, &out.UpdatedAt
+		*out = (*in).DeepCopy()
 	}
 	if in.DatasetVersionIDs != nil {
 		in, out := &in.DatasetVersionIDs, &out.DatasetVersionIDs

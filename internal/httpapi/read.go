@@ -384,17 +384,23 @@ func rawOrEmpty(b []byte) json.RawMessage {
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// updatedAt is the time of the object's last change as far as the cache knows: the
-// annotation hub.podium.dev/updated-at when a writer set it, else its creation. The
-// manager's cache strips managedFields (they would double each row's memory), which is
-// the only other record of write times; docs/http-api.md explains.
-func updatedAt(m *metav1.ObjectMeta) time.Time {
+// updatedAt is the time of the object's last change: the latest of its creation,
+// specChanged (status.updatedAt, which the controller sets when it sees a new
+// generation, whoever wrote it: kubectl, GitOps, the CLI) and the annotation
+// hub.podium.dev/updated-at when a writer (the CLI) set it. The manager's cache strips
+// managedFields (they would double each row's memory), so the write times come from
+// there; docs/http-api.md explains.
+func updatedAt(m *metav1.ObjectMeta, specChanged *metav1.Time) time.Time {
+	t := m.CreationTimestamp.Time
+	if specChanged != nil && specChanged.After(t) {
+		t = specChanged.Time
+	}
 	if v, ok := m.Annotations[AnnotationUpdatedAt]; ok {
-		if t, err := time.Parse(time.RFC3339, v); err == nil && t.After(m.CreationTimestamp.Time) {
-			return t
+		if a, err := time.Parse(time.RFC3339, v); err == nil && a.After(t) {
+			t = a
 		}
 	}
-	return m.CreationTimestamp.Time
+	return t
 }
 
 // EncodeRead encodes one page of a board exactly as the read serves it (for the
@@ -451,7 +457,7 @@ func boardWire(lb *hubv1alpha1.Leaderboard) wireBoard {
 		RankBy:            make([]wireRule, 0, len(lb.Spec.RankBy)),
 		Visibility:        string(vis),
 		CreatedAt:         timestamp(lb.CreationTimestamp.Time),
-		UpdatedAt:         timestamp(updatedAt(&lb.ObjectMeta)),
+		UpdatedAt:         timestamp(updatedAt(&lb.ObjectMeta, lb.Status.UpdatedAt)),
 	}
 	if lb.Spec.MetadataSchema != nil {
 		b.MetadataSchema = rawOrEmpty(lb.Spec.MetadataSchema.Raw)
@@ -486,7 +492,7 @@ func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wireRow {
 		Metrics:       emptyObject,
 		Status:        status,
 		CreatedAt:     timestamp(row.CreationTimestamp.Time),
-		UpdatedAt:     timestamp(updatedAt(&row.ObjectMeta)),
+		UpdatedAt:     timestamp(updatedAt(&row.ObjectMeta, row.Status.UpdatedAt)),
 		NTrials:       len(row.Spec.TrialIDs),
 	}
 	if row.Spec.Metadata != nil {
