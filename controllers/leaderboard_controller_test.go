@@ -1,6 +1,8 @@
 package controllers_test
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -130,6 +132,44 @@ var _ = Describe("The Leaderboard controller", func() {
 		}).Should(Succeed())
 		Expect(lb.Generation).To(Equal(int64(1)))
 		Expect(lb.Spec).To(Equal(*spec))
+	})
+
+	It("records in status.updatedAt when the definition changes, and not on label changes", func() {
+		lb := board(ns, "edited", "ds")
+		Expect(k8sClient.Create(ctx, lb)).To(Succeed())
+		readyBoard(lb)
+		created := lb.CreationTimestamp.Time
+		Expect(lb.Status.UpdatedAt).NotTo(BeNil())
+		Expect(lb.Status.UpdatedAt.Time).To(BeTemporally("==", created), "generation 1 was last changed when created")
+		// From here on, a time the controller took from its clock is in a later second.
+		time.Sleep(time.Until(created.Add(time.Second)))
+
+		By("changing labels only: the controller puts its own back and leaves updatedAt")
+		labelled := lb.DeepCopy()
+		labelled.Labels["team"] = "blue"
+		delete(labelled.Labels, hubv1alpha1.LabelID)
+		Expect(k8sClient.Patch(ctx, labelled, client.MergeFrom(lb))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lb), lb)).To(Succeed())
+			g.Expect(lb.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelID, string(lb.UID)))
+		}).Should(Succeed())
+		Expect(lb.Generation).To(Equal(int64(1)))
+		Expect(lb.Status.UpdatedAt.Time).To(BeTemporally("==", created))
+
+		By("replacing the spec with a plain Update, as kubectl or a GitOps tool would")
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lb), lb)).To(Succeed())
+			lb.Spec.Title = "Edited"
+			g.Expect(k8sClient.Update(ctx, lb)).To(Succeed())
+		}).Should(Succeed())
+		Expect(lb.Generation).To(Equal(int64(2)))
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lb), lb)).To(Succeed())
+			g.Expect(lb.Status.ObservedGeneration).To(Equal(int64(2)))
+		}).Should(Succeed())
+		// In the status write that observed generation 2, not in one of its own.
+		Expect(lb.Status.UpdatedAt.Time).To(BeTemporally(">", created))
+		Expect(lb.Status.UpdatedAt.Time).To(BeTemporally("<=", time.Now()))
 	})
 
 	It("resolves a packageID to the Dataset of the namespace", func() {

@@ -1,6 +1,8 @@
 package controllers_test
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -117,6 +119,58 @@ var _ = Describe("The LeaderboardRow controller", func() {
 		Expect(k8sClient.Patch(ctx, fixed, client.MergeFrom(r))).To(Succeed())
 		validity(r, metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid)
 		Expect(r.Generation).To(Equal(int64(2)))
+	})
+
+	It("records in status.updatedAt when the row's values change, by any client, and only then", func() {
+		r := row(ns, "edited", "board", map[string]any{"reward": 0.5})
+		Expect(k8sClient.Create(ctx, r)).To(Succeed())
+		validity(r, metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid)
+		created := r.CreationTimestamp.Time
+		Expect(r.Status.UpdatedAt).NotTo(BeNil())
+		Expect(r.Status.UpdatedAt.Time).To(BeTemporally("==", created), "generation 1 was last changed when created")
+		unchanged := func() {
+			GinkgoHelper()
+			Expect(r.Generation).To(Equal(int64(1)))
+			Expect(r.Status.UpdatedAt.Time).To(BeTemporally("==", created))
+		}
+		// From here on, a time the controller took from its clock is in a later second.
+		time.Sleep(time.Until(created.Add(time.Second)))
+
+		By("changing labels only: the controller puts its own back and leaves updatedAt")
+		labelled := r.DeepCopy()
+		labelled.Labels["team"] = "blue"
+		delete(labelled.Labels, hubv1alpha1.LabelID)
+		Expect(k8sClient.Patch(ctx, labelled, client.MergeFrom(r))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			g.Expect(r.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelID, string(r.UID)))
+		}).Should(Succeed())
+		unchanged()
+
+		By("writing status only: the controller restores its own and leaves updatedAt")
+		wrong := r.DeepCopy()
+		wrong.Status.SchemaGeneration = 99
+		Expect(k8sClient.Status().Patch(ctx, wrong, client.MergeFrom(r))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			g.Expect(r.Status.SchemaGeneration).To(Equal(lb.Generation))
+		}).Should(Succeed())
+		unchanged()
+
+		By("replacing the spec with a plain Update, as kubectl or a GitOps tool would")
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			r.Spec.Metrics = raw(map[string]any{"reward": 0.7})
+			g.Expect(k8sClient.Update(ctx, r)).To(Succeed())
+		}).Should(Succeed())
+		Expect(r.Generation).To(Equal(int64(2)))
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			g.Expect(r.Status.ObservedGeneration).To(Equal(int64(2)))
+		}).Should(Succeed())
+		// In the status write that observed generation 2, not in one of its own.
+		Expect(r.Status.UpdatedAt.Time).To(BeTemporally(">", created))
+		Expect(r.Status.UpdatedAt.Time).To(BeTemporally("<=", time.Now()))
 	})
 
 	It("keeps a row whose board does not exist waiting, and validates it when the board appears", func() {
