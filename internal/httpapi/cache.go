@@ -2,29 +2,64 @@ package httpapi
 
 import (
 	"container/list"
+	"strconv"
 	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
 )
 
-// byteCache is an LRU of encoded responses bounded by their total size, so that deep
+// pageKey is everything an encoded page depends on: the board (UID), its rows
+// (the rank index's version), its definition and resolved status (resourceVersion) and
+// the page asked for. A struct rather than the ETag string, so that a cached page is
+// found without building a string.
+type pageKey struct {
+	uid        types.UID
+	version    uint64
+	rv         string
+	page, size int64
+}
+
+// etag is the page's entity tag.
+func (k pageKey) etag() string {
+	return `"` + string(k.uid) + "." + strconv.FormatUint(k.version, 36) + "." + k.rv + "." +
+		strconv.FormatInt(k.page, 10) + "." + strconv.FormatInt(k.size, 10) + `"`
+}
+
+// page is an encoded page with its header values, built once: net/http only reads
+// header values, so every answer of the page shares them.
+type page struct {
+	body          []byte
+	etag          []string // one value
+	contentLength []string // one value
+}
+
+func newPage(etag string, body []byte) *page {
+	v := []string{etag, strconv.Itoa(len(body))}
+	return &page{body: body, etag: v[0:1:1], contentLength: v[1:2:2]}
+}
+
+func (p *page) size() int64 { return int64(len(p.body) + len(p.etag[0]) + len(p.contentLength[0])) }
+
+// pageCache is an LRU of encoded pages bounded by their total size, so that deep
 // pages of many boards cannot grow the operator's memory without limit.
-type byteCache struct {
+type pageCache struct {
 	mu    sync.Mutex
 	max   int64
 	size  int64
-	order *list.List // front = most recently used; elements hold *byteEntry
-	items map[string]*list.Element
+	order *list.List // front = most recently used; elements hold *pageEntry
+	items map[pageKey]*list.Element
 }
 
-type byteEntry struct {
-	key  string
-	body []byte
+type pageEntry struct {
+	key pageKey
+	p   *page
 }
 
-func newByteCache(max int64) *byteCache {
-	return &byteCache{max: max, order: list.New(), items: map[string]*list.Element{}}
+func newPageCache(max int64) *pageCache {
+	return &pageCache{max: max, order: list.New(), items: map[pageKey]*list.Element{}}
 }
 
-func (c *byteCache) get(key string) ([]byte, bool) {
+func (c *pageCache) get(key pageKey) (*page, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.items[key]
@@ -32,12 +67,12 @@ func (c *byteCache) get(key string) ([]byte, bool) {
 		return nil, false
 	}
 	c.order.MoveToFront(el)
-	return el.Value.(*byteEntry).body, true
+	return el.Value.(*pageEntry).p, true
 }
 
-// put keeps body under key; a body larger than a quarter of the bound is not kept.
-func (c *byteCache) put(key string, body []byte) {
-	n := int64(len(body) + len(key))
+// put keeps p under key; a page larger than a quarter of the bound is not kept.
+func (c *pageCache) put(key pageKey, p *page) {
+	n := p.size()
 	if n > c.max/4 {
 		return
 	}
@@ -46,13 +81,13 @@ func (c *byteCache) put(key string, body []byte) {
 	if _, ok := c.items[key]; ok {
 		return
 	}
-	c.items[key] = c.order.PushFront(&byteEntry{key: key, body: body})
+	c.items[key] = c.order.PushFront(&pageEntry{key: key, p: p})
 	c.size += n
 	for c.size > c.max {
 		last := c.order.Back()
-		e := last.Value.(*byteEntry)
+		e := last.Value.(*pageEntry)
 		c.order.Remove(last)
 		delete(c.items, e.key)
-		c.size -= int64(len(e.body) + len(e.key))
+		c.size -= e.p.size()
 	}
 }

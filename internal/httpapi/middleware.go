@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -59,19 +58,23 @@ func (s *Server) frame(mux *http.ServeMux) http.Handler {
 					apierr.Write(sw, apierr.Internal())
 				}
 			}
-			route := routeUnmatched
+			stats := s.unmatched
 			if req != nil && req.Pattern != "" {
-				route = req.Pattern
+				stats = s.routeStats(req.Pattern)
 			}
 			code := sw.status()
 			elapsed := time.Since(start)
-			codeLabel := strconv.Itoa(code)
-			requestsTotal.WithLabelValues(route, codeLabel).Inc()
-			requestDuration.WithLabelValues(route, codeLabel).Observe(elapsed.Seconds())
-			s.o.Log.Info("Request", "method", r.Method, "path", r.URL.Path, "status", code, "duration", elapsed, "user", user)
+			cs := stats.code(code)
+			cs.count.Inc()
+			cs.duration.Observe(elapsed.Seconds())
+			s.o.Log.Info("Request", "method", boxMethod(r.Method), "path", stats.boxPath(r.URL.Path),
+				"status", boxCode(code), "duration", elapsed, "user", boxUser(user))
 		}()
 
-		if r.Body != nil {
+		// Without a Content-Length the body could be of any size; with one over the
+		// limit it is; with one under it net/http reads no more than it says, and the
+		// limit needs no reader of its own.
+		if r.Body != nil && (r.ContentLength < 0 || r.ContentLength > s.o.MaxBodyBytes) {
 			r.Body = http.MaxBytesReader(sw, r.Body, s.o.MaxBodyBytes)
 		}
 		caller := anonymous
@@ -96,9 +99,16 @@ func (s *Server) frame(mux *http.ServeMux) http.Handler {
 			caller = c
 			user = c.User
 		} else {
-			user = "system:anonymous"
+			user = anonymousUser
 		}
-		req = r.WithContext(authn.WithCaller(r.Context(), caller))
+		if caller == anonymous && s.bareBase.Load() {
+			// authn.CallerFrom answers anonymous for a context without a caller, and
+			// Start saw that the server's base context holds none: no copy of the
+			// request for a context that would say the same.
+			req = r
+		} else {
+			req = r.WithContext(authn.WithCaller(r.Context(), caller))
+		}
 		sw.req = req
 		mux.ServeHTTP(sw, req)
 	})

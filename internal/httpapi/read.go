@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -75,8 +73,9 @@ type ReadOptions struct {
 // a public read makes no apiserver call. Encoded pages are kept, keyed by everything
 // that could change them, so a popular page is encoded once per change of its board.
 type Read struct {
-	o     ReadOptions
-	pages *byteCache
+	o      ReadOptions
+	pages  *pageCache
+	boards boardIndex
 }
 
 // NewRead returns the read handler.
@@ -84,7 +83,7 @@ func NewRead(o ReadOptions) *Read {
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = 64 << 20
 	}
-	return &Read{o: o, pages: newByteCache(o.CacheBytes)}
+	return &Read{o: o, pages: newPageCache(o.CacheBytes)}
 }
 
 // readRequest is the body of a read. Pointers tell a missing field from a zero one.
@@ -95,11 +94,6 @@ type readRequest struct {
 	Page          *int64  `json:"page"`
 	PageSize      *int64  `json:"page_size"`
 }
-
-var (
-	uuidRE    = regexp.MustCompile(hubv1alpha1.UUIDPattern)
-	packageRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$`)
-)
 
 // target is a validated read request.
 type target struct {
@@ -115,46 +109,49 @@ func (t target) String() string {
 	return t.pkg + "/" + t.name
 }
 
+// parseRead decodes and validates the body. The package must match
+// ^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$ and a leaderboard_id
+// hubv1alpha1.UUIDPattern (validPackage and validUUID check both without a regexp).
 func parseRead(r *http.Request) (target, error) {
-	var req readRequest
-	if err := apierr.DecodeJSON(r, &req); err != nil {
+	req, err := decodeRead(r)
+	if err != nil {
 		return target{}, err
 	}
 	t := target{page: 1, size: DefaultPageSize}
 	switch {
-	case req.LeaderboardID != nil && (req.Package != nil || req.Name != nil):
+	case req.hasID && (req.hasPkg || req.hasName):
 		return t, apierr.BadRequest("leaderboard_id", "give either leaderboard_id or package and name, not both")
-	case req.LeaderboardID != nil:
-		if !uuidRE.MatchString(*req.LeaderboardID) {
+	case req.hasID:
+		if !validUUID(req.id) {
 			return t, apierr.BadRequest("leaderboard_id", "must be a UUID")
 		}
-		t.id = strings.ToLower(*req.LeaderboardID)
-	case req.Package == nil && req.Name == nil:
+		t.id = strings.ToLower(req.id)
+	case !req.hasPkg && !req.hasName:
 		return t, apierr.BadRequest("leaderboard_id", "required: give leaderboard_id, or package and name")
-	case req.Package == nil:
+	case !req.hasPkg:
 		return t, apierr.BadRequest("package", "required with name")
-	case req.Name == nil:
+	case !req.hasName:
 		return t, apierr.BadRequest("name", "required with package")
 	default:
-		if !packageRE.MatchString(*req.Package) {
+		if !validPackage(req.pkg) {
 			return t, apierr.BadRequest("package", "must be <org>/<dataset>")
 		}
-		if *req.Name == "" {
+		if req.name == "" {
 			return t, apierr.BadRequest("name", "must not be empty")
 		}
-		t.pkg, t.name = *req.Package, *req.Name
+		t.pkg, t.name = req.pkg, req.name
 	}
-	if req.Page != nil {
-		if *req.Page < 1 {
+	if req.hasPage {
+		if req.page < 1 {
 			return t, apierr.BadRequest("page", "must be at least 1")
 		}
-		t.page = *req.Page
+		t.page = req.page
 	}
-	if req.PageSize != nil {
-		if *req.PageSize < 1 || *req.PageSize > MaxPageSize {
+	if req.hasSize {
+		if req.size < 1 || req.size > MaxPageSize {
 			return t, apierr.BadRequest("page_size", "must be between 1 and %d", MaxPageSize)
 		}
-		t.size = *req.PageSize
+		t.size = req.size
 	}
 	return t, nil
 }
@@ -210,10 +207,17 @@ func (rd *Read) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Everything a response depends on: the rows (version), the definition and its
 	// resolved status (resourceVersion) and the page asked for.
-	etag := `"` + string(lb.UID) + "." + strconv.FormatUint(version, 36) + "." + lb.ResourceVersion + "." +
-		strconv.FormatInt(t.page, 10) + "." + strconv.FormatInt(t.size, 10) + `"`
+	key := pageKey{uid: lb.UID, version: version, rv: lb.ResourceVersion, page: t.page, size: t.size}
+	cached, hit := rd.pages.get(key)
+	var etag string
 	h := w.Header()
-	h["Etag"] = []string{etag}
+	if hit {
+		etag = cached.etag[0]
+		h["Etag"] = cached.etag
+	} else {
+		etag = key.etag()
+		h["Etag"] = []string{etag}
+	}
 	if lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
 		h["Cache-Control"] = cachePublic
 	} else {
@@ -223,22 +227,22 @@ func (rd *Read) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body, ok := rd.pages.get(etag)
-	if !ok {
-		body, err = encodeRead(lb, board, t)
+	if !hit {
+		body, err := encodeRead(lb, board, t)
 		if err != nil {
 			rd.o.Log.Error(err, "Encoding a leaderboard read failed", "leaderboard", client.ObjectKeyFromObject(lb))
 			apierr.Write(w, apierr.Internal())
 			return
 		}
+		cached = newPage(etag, body)
 		if board != nil {
-			rd.pages.put(etag, body)
+			rd.pages.put(key, cached)
 		}
 	}
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Content-Length"] = cached.contentLength
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	_, _ = w.Write(cached.body)
 }
 
 // find returns the board the target names, from the cache's field indexes, or the same
@@ -246,21 +250,11 @@ func (rd *Read) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, error) {
 	// Built only when needed: the hot path of a public read allocates as little as it can.
 	notFound := func() error { return apierr.NotFound("leaderboard %s not found", t) }
-	var list hubv1alpha1.LeaderboardList
-	// One ListOptions rather than option values: fewer allocations on the hot path.
-	opts := &client.ListOptions{UnsafeDisableDeepCopy: &noDeepCopy}
-	if t.id != "" {
-		opts.FieldSelector = fields.OneTermEqualSelector(index.UID, t.id)
-	} else {
-		org, _, _ := strings.Cut(t.pkg, "/")
-		opts.Namespace = org
-		opts.FieldSelector = fields.OneTermEqualSelector(index.BoardSlug, t.pkg+"/"+t.name)
-	}
-	if err := rd.o.Cache.List(ctx, &list, opts); err != nil {
+	lb, err := rd.lookup(ctx, t)
+	if err != nil {
 		rd.o.Log.Error(err, "Looking up a leaderboard in the cache failed", "target", t.String())
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the leaderboard cannot be read now; try again")
 	}
-	lb := oldest(list.Items)
 	if lb == nil {
 		return nil, notFound()
 	}
@@ -287,18 +281,42 @@ func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, e
 // noDeepCopy: the read only reads the cached board (UnsafeDisableDeepCopy).
 var noDeepCopy = true
 
-// oldest picks the board a slug names when two objects claim it: the first created,
-// which is the one the leaderboard controller keeps Ready (the other is DuplicateName).
-func oldest(items []hubv1alpha1.Leaderboard) *hubv1alpha1.Leaderboard {
+// lookup returns the board the target names, or nil: from the informer's indexer when
+// it can (lookup.go), else by a List of the cache.
+func (rd *Read) lookup(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, error) {
+	if idx := rd.boards.get(ctx, rd.o.Cache); idx != nil {
+		if lb, ok := lookup(idx, t); ok {
+			return lb, nil
+		}
+	}
+	var list hubv1alpha1.LeaderboardList
+	// One ListOptions rather than option values: fewer allocations.
+	opts := &client.ListOptions{UnsafeDisableDeepCopy: &noDeepCopy}
+	if t.id != "" {
+		opts.FieldSelector = fields.OneTermEqualSelector(index.UID, t.id)
+	} else {
+		org, _, _ := strings.Cut(t.pkg, "/")
+		opts.Namespace = org
+		opts.FieldSelector = fields.OneTermEqualSelector(index.BoardSlug, t.pkg+"/"+t.name)
+	}
+	if err := rd.o.Cache.List(ctx, &list, opts); err != nil {
+		return nil, err
+	}
 	var best *hubv1alpha1.Leaderboard
-	for i := range items {
-		lb := &items[i]
-		if best == nil || lb.CreationTimestamp.Before(&best.CreationTimestamp) ||
-			(lb.CreationTimestamp.Equal(&best.CreationTimestamp) && lb.UID < best.UID) {
+	for i := range list.Items {
+		if lb := &list.Items[i]; best == nil || older(lb, best) {
 			best = lb
 		}
 	}
-	return best
+	return best, nil
+}
+
+// older orders the boards a slug names when two objects claim it: the first created,
+// which is the one the leaderboard controller keeps Ready (the other is DuplicateName),
+// wins.
+func older(a, b *hubv1alpha1.Leaderboard) bool {
+	return a.CreationTimestamp.Before(&b.CreationTimestamp) ||
+		(a.CreationTimestamp.Equal(&b.CreationTimestamp) && a.UID < b.UID)
 }
 
 // matchesETag implements If-None-Match: a list of entity tags, weak or strong, or "*".

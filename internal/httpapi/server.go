@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,15 @@ type Server struct {
 	addr     net.Addr
 	bound    chan struct{}
 	boundSet sync.Once
+
+	// routes holds the metrics of each mounted pattern; unmatched those of requests
+	// no pattern matched.
+	routes    atomic.Pointer[map[string]*routeStats]
+	routesMu  sync.Mutex
+	unmatched *routeStats
+	// bareBase: Start's context holds no caller, so neither does a request's until
+	// the server puts one there.
+	bareBase atomic.Bool
 }
 
 // New returns a server with /healthz and /readyz mounted; mount the API with Handle
@@ -90,16 +100,20 @@ func New(o Options) *Server {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	s := &Server{o: o, mux: http.NewServeMux(), bound: make(chan struct{})}
+	s := &Server{o: o, mux: http.NewServeMux(), bound: make(chan struct{}), unmatched: newRouteStats(routeUnmatched)}
+	s.routes.Store(&map[string]*routeStats{})
 	s.handler = s.frame(s.mux)
-	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeText(w, http.StatusOK, "ok") })
-	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.Handle("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeText(w, http.StatusOK, "ok") }))
+	s.Handle("GET /readyz", http.HandlerFunc(s.readyz))
 	return s
 }
 
 // Handle mounts h at a ServeMux pattern such as "POST /v1/secrets". Handlers get the
 // caller with authn.CallerFrom(r.Context()) and write errors with apierr.Write.
-func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+func (s *Server) Handle(pattern string, h http.Handler) {
+	s.mux.Handle(pattern, h)
+	s.addRoute(pattern)
+}
 
 // Handler is the whole server stack (authentication, logging, metrics, envelope for
 // unknown routes) as an http.Handler, for tests that bring their own listener.
@@ -133,6 +147,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	s.addr = ln.Addr()
 	s.mu.Unlock()
+	s.bareBase.Store(reflect.DeepEqual(*authn.CallerFrom(ctx), *anonymous))
 	s.boundSet.Do(func() { close(s.bound) })
 
 	go func() {
