@@ -10,7 +10,7 @@ import (
 )
 
 // The read's body is decoded on every request, so the common shape takes a fast path
-// that allocates nothing: a flat object of the five known fields, exact lowercase
+// that allocates only the strings it returns: a flat object of the five known fields, exact lowercase
 // keys, each once, plain ASCII strings without escapes and integers. Whatever else a
 // body holds (escapes, null, floats, a key in another case, duplicates, an unknown or
 // misplaced field, anything after the object, a body longer than the buffer or a read
