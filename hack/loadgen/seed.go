@@ -145,6 +145,7 @@ func rowObject(lb *hubv1alpha1.Leaderboard, i int64) *hubv1alpha1.LeaderboardRow
 func validStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) hubv1alpha1.LeaderboardRowStatus {
 	return hubv1alpha1.LeaderboardRowStatus{
 		ObservedGeneration: row.Generation,
+		UpdatedAt:          ptrTime(row.CreationTimestamp),
 		SchemaGeneration:   lb.Generation,
 		Conditions: []metav1.Condition{{
 			Type: hubv1alpha1.ConditionValid, Status: metav1.ConditionTrue, ObservedGeneration: row.Generation,
@@ -153,6 +154,8 @@ func validStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) h
 		}},
 	}
 }
+
+func ptrTime(t metav1.Time) *metav1.Time { return &t }
 
 func seedRow(ctx context.Context, c client.Client, lb *hubv1alpha1.Leaderboard, i int64) error {
 	row := rowObject(lb, i)

@@ -17,6 +17,9 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 		return nil
 	}
 	log := mgr.GetLogger().WithName("http")
+	if o.RequestLog != nil {
+		log = o.RequestLog.WithName("http")
+	}
 	var ready []func() bool
 	var ranks httpapi.Ranks
 	if c.Ranking != nil {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
@@ -42,6 +43,9 @@ type Options struct {
 	HTTPListener net.Listener
 	// PreflightConfig is an optional file with the provider table and reserved names.
 	PreflightConfig string
+	// RequestLog, when set, receives the HTTP server's one line per request and its own
+	// messages instead of the manager's logger (which may sample repeated messages).
+	RequestLog *logr.Logger
 }
 
 // NewManager builds a manager whose cache holds only the Secrets Podium owns: a cached
