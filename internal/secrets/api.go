@@ -66,27 +66,8 @@ func (a *API) Routes() map[string]http.Handler {
 }
 
 func (a *API) store(w http.ResponseWriter, r *http.Request) {
-	caller, ok := a.caller(w, r)
+	caller, in, org, ok := begin(a, w, r, validateStore, func(in storeInput) string { return in.OrgID }, "create")
 	if !ok {
-		return
-	}
-	var body storeBody
-	if err := apierr.DecodeJSON(r, &body); err != nil {
-		apierr.Write(w, err)
-		return
-	}
-	in, err := validateStore(body)
-	if err != nil {
-		apierr.Write(w, err)
-		return
-	}
-	org, err := a.org(r.Context(), in.OrgID, caller)
-	if err != nil {
-		apierr.Write(w, err)
-		return
-	}
-	if err := a.authorize(r.Context(), caller, org.Name, "create"); err != nil {
-		apierr.Write(w, err)
 		return
 	}
 	if in.SupersedeID != "" {
@@ -100,10 +81,7 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	slot := Slot{Namespace: org.Name, Scope: in.Scope, JobID: in.JobID, EnvVar: in.EnvVar}
-	if in.Scope == hubv1alpha1.ScopeUser {
-		slot.Owner = caller.User
-	}
+	slot := slotOf(org.Name, in.Scope, in.JobID, in.EnvVar, caller)
 	hs, old, err := a.Store.Store(r.Context(), StoreRequest{
 		Slot: slot, Provider: in.Provider, Value: in.Value, CreatedBy: caller.User, SupersedeID: types.UID(in.SupersedeID),
 	})
@@ -200,34 +178,13 @@ func listed(hs *hubv1alpha1.HostedSecret, in listInput, all bool, user string) b
 }
 
 func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
-	caller, ok := a.caller(w, r)
+	caller, in, org, ok := begin(a, w, r, validateRevoke, func(in revokeInput) string { return in.OrgID }, "delete")
 	if !ok {
 		return
 	}
-	var body revokeBody
-	if err := apierr.DecodeJSON(r, &body); err != nil {
-		apierr.Write(w, err)
-		return
-	}
-	in, err := validateRevoke(body)
-	if err != nil {
-		apierr.Write(w, err)
-		return
-	}
-	org, err := a.org(r.Context(), in.OrgID, caller)
-	if err != nil {
-		apierr.Write(w, err)
-		return
-	}
-	if err := a.authorize(r.Context(), caller, org.Name, "delete"); err != nil {
-		apierr.Write(w, err)
-		return
-	}
-	slot := Slot{Namespace: org.Name, Scope: in.Scope, JobID: in.JobID, EnvVar: in.EnvVar}
-	if in.Scope == hubv1alpha1.ScopeUser {
-		slot.Owner = caller.User
-	}
+	slot := slotOf(org.Name, in.Scope, in.JobID, in.EnvVar, caller)
 	var changed []*hubv1alpha1.HostedSecret
+	var err error
 	if in.Purge {
 		changed, err = a.Store.PurgeSlot(r.Context(), slot)
 	} else {
@@ -244,6 +201,43 @@ func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	n := len(changed)
 	writeJSON(w, http.StatusOK, map[string]int{"affected": n})
+}
+
+// begin does what every write starts with: it authenticates the caller, decodes and
+// validates the body, resolves the org and checks that the caller may do verb there.
+// When ok is false it has answered the request.
+func begin[B, I any](a *API, w http.ResponseWriter, r *http.Request, validate func(B) (I, error), orgID func(I) string, verb string) (caller *authn.Caller, in I, org *corev1.Namespace, ok bool) {
+	if caller, ok = a.caller(w, r); !ok {
+		return nil, in, nil, false
+	}
+	var body B
+	if err := apierr.DecodeJSON(r, &body); err != nil {
+		apierr.Write(w, err)
+		return nil, in, nil, false
+	}
+	in, err := validate(body)
+	if err != nil {
+		apierr.Write(w, err)
+		return nil, in, nil, false
+	}
+	if org, err = a.org(r.Context(), orgID(in), caller); err != nil {
+		apierr.Write(w, err)
+		return nil, in, nil, false
+	}
+	if err := a.authorize(r.Context(), caller, org.Name, verb); err != nil {
+		apierr.Write(w, err)
+		return nil, in, nil, false
+	}
+	return caller, in, org, true
+}
+
+// slotOf is the slot a write names: for user scope its owner is the caller.
+func slotOf(namespace string, scope hubv1alpha1.SecretScope, jobID, envVar string, caller *authn.Caller) Slot {
+	slot := Slot{Namespace: namespace, Scope: scope, JobID: jobID, EnvVar: envVar}
+	if scope == hubv1alpha1.ScopeUser {
+		slot.Owner = caller.User
+	}
+	return slot
 }
 
 // cacheWait bounds how long a write waits for this replica's cache to show it.
