@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
@@ -37,7 +35,7 @@ var (
 	cancel    context.CancelFunc
 	// baseURL is the operator's HTTP API, served by the real manager on 127.0.0.1.
 	baseURL string
-	mgrDone chan struct{}
+	op      *testenv.Operator
 )
 
 func TestHTTPAPI(t *testing.T) {
@@ -57,29 +55,16 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	op, err = testenv.StartOperator(ctx, cfg)
 	Expect(err).NotTo(HaveOccurred())
-	baseURL = "http://" + ln.Addr().String()
-	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddr: "0", ProbeAddr: "0", HTTPListener: ln})
-	Expect(err).NotTo(HaveOccurred())
-	mgrDone = make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(mgrDone)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	Eventually(func(g Gomega) {
-		resp, err := http.Get(baseURL + "/readyz")
-		g.Expect(err).NotTo(HaveOccurred())
-		defer resp.Body.Close()
-		g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
-	}).WithTimeout(30 * time.Second).Should(Succeed())
+	baseURL = op.BaseURL
 })
 
 var _ = AfterSuite(func() {
 	cancel()
-	if mgrDone != nil {
-		Eventually(mgrDone).WithTimeout(30 * time.Second).Should(BeClosed())
+	if op != nil {
+		Eventually(op.Done).WithTimeout(30 * time.Second).Should(BeClosed())
+		Expect(op.Err()).To(Succeed())
 	}
 	if testEnv != nil {
 		Expect(testEnv.Stop()).To(Succeed())

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -23,7 +22,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
@@ -36,8 +34,8 @@ var (
 	ctx       context.Context
 	cancel    context.CancelFunc
 	// baseURL is the operator's HTTP API, served by the real server of the real manager.
-	baseURL     string
-	managerDone chan struct{}
+	baseURL string
+	op      *testenv.Operator
 	// logs captures everything the operator logs (controller-runtime and klog), so that
 	// the leak test can search it.
 	logs = &syncBuffer{}
@@ -100,45 +98,19 @@ func startOperator(logOut io.Writer) error {
 	if err := testenv.ApplyOrgRoles(ctx, clientset); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	if op, err = testenv.StartOperator(ctx, cfg); err != nil {
 		return err
 	}
-	baseURL = "http://" + ln.Addr().String()
-	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddr: "0", ProbeAddr: "0", HTTPListener: ln})
-	if err != nil {
-		return err
-	}
-	managerDone = make(chan struct{})
-	managerErr := make(chan error, 1)
-	go func() {
-		defer close(managerDone)
-		managerErr <- mgr.Start(ctx)
-	}()
-	deadline := time.After(2 * time.Minute)
-	for {
-		if resp, err := http.Get(baseURL + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case err := <-managerErr:
-			return fmt.Errorf("the manager stopped: %w", err)
-		case <-time.After(50 * time.Millisecond):
-		case <-deadline:
-			return fmt.Errorf("the operator did not become ready")
-		}
-	}
+	baseURL = op.BaseURL
+	return nil
 }
 
 func stopOperator() error {
 	if cancel != nil {
 		cancel()
 	}
-	if managerDone != nil {
-		<-managerDone
+	if op != nil {
+		<-op.Done
 	}
 	if testEnv != nil {
 		return testEnv.Stop()

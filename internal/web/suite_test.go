@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
-	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
@@ -41,7 +40,7 @@ var (
 	cancel    context.CancelFunc
 	// baseURL is the operator's HTTP server (the real manager) on 127.0.0.1.
 	baseURL string
-	mgrDone chan struct{}
+	op      *testenv.Operator
 	// beacon records requests a script in a page would make, on its own 127.0.0.1 port.
 	beacon *beaconServer
 )
@@ -63,8 +62,9 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		cancel()
-		if mgrDone != nil {
-			Eventually(mgrDone).WithTimeout(30 * time.Second).Should(BeClosed())
+		if op != nil {
+			Eventually(op.Done).WithTimeout(30 * time.Second).Should(BeClosed())
+			Expect(op.Err()).To(Succeed())
 		}
 		Expect(testEnv.Stop()).To(Succeed())
 	})
@@ -74,23 +74,9 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	op, err = testenv.StartOperator(ctx, cfg)
 	Expect(err).NotTo(HaveOccurred())
-	baseURL = "http://" + ln.Addr().String()
-	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddr: "0", ProbeAddr: "0", HTTPListener: ln})
-	Expect(err).NotTo(HaveOccurred())
-	mgrDone = make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(mgrDone)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	Eventually(func(g Gomega) {
-		res, err := http.Get(baseURL + "/readyz")
-		g.Expect(err).NotTo(HaveOccurred())
-		defer res.Body.Close()
-		g.Expect(res.StatusCode).To(Equal(http.StatusOK))
-	}).WithTimeout(30 * time.Second).Should(Succeed())
+	baseURL = op.BaseURL
 
 	beacon = startBeacon()
 	DeferCleanup(beacon.close)
