@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/schema"
 )
 
@@ -58,9 +59,9 @@ func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts, now time.Time) hubv1
 		problems = append(problems, problem{hubv1alpha1.ReasonDatasetNotFound, fmt.Sprintf("packageID: no dataset with id %q in namespace %q", lb.Spec.PackageID, lb.Namespace)})
 	}
 
-	if older := olderNamesake(lb, f.sameName); older != nil {
+	if owner := slugOwner(lb, f.sameName); owner != nil {
 		problems = append(problems, problem{hubv1alpha1.ReasonDuplicateName, fmt.Sprintf(
-			"name: leaderboard %q (object %s) of package %s already has this name", lb.Spec.Name, older.Name, st.Package)})
+			"name: leaderboard %q (object %s) of package %s already has this name", lb.Spec.Name, owner.Name, st.Package)})
 	}
 
 	if f.dataset != nil {
@@ -140,27 +141,22 @@ func pathSep(msg string) string {
 	return ": " + msg
 }
 
-// olderNamesake returns the oldest other board with the same slug when it is older
-// than lb (creation time, then object name): the first board to take a name keeps it.
-func olderNamesake(lb *hubv1alpha1.Leaderboard, same []hubv1alpha1.Leaderboard) *hubv1alpha1.Leaderboard {
-	var oldest *hubv1alpha1.Leaderboard
+// slugOwner returns the board that owns lb's slug when it is another one (lb is then
+// DuplicateName), by the one rule of internal/boardres that the read, the web pages and
+// the CLI follow too. same are the boards the cache knows with lb's slug; lb itself
+// takes part as it is now, whether or not the cache has it yet.
+func slugOwner(lb *hubv1alpha1.Leaderboard, same []hubv1alpha1.Leaderboard) *hubv1alpha1.Leaderboard {
+	claimants := make([]hubv1alpha1.Leaderboard, 0, len(same)+1)
+	claimants = append(claimants, *lb)
 	for i := range same {
-		o := &same[i]
-		if o.UID == lb.UID || !o.DeletionTimestamp.IsZero() || o.Spec.Name != lb.Spec.Name {
-			continue
-		}
-		if olderThan(o, lb) && (oldest == nil || olderThan(o, oldest)) {
-			oldest = o
+		if same[i].UID != lb.UID && same[i].Spec.Name == lb.Spec.Name {
+			claimants = append(claimants, same[i])
 		}
 	}
-	return oldest
-}
-
-func olderThan(a, b *hubv1alpha1.Leaderboard) bool {
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	if owner := boardres.Owner(claimants); owner.UID != lb.UID {
+		return owner
 	}
-	return a.Name < b.Name
+	return nil
 }
 
 // resolvedFrom is what status.resolvedFrom records: the spec's refs and ids, with

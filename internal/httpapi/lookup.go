@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
 )
 
@@ -101,7 +102,7 @@ func lookup(idx toolscache.Indexer, t target) (lb *hubv1alpha1.Leaderboard, ok b
 		if !isBoard {
 			return nil, false
 		}
-		if lb == nil || older(b, lb) {
+		if lb == nil || boardres.Before(b, lb) {
 			lb = b
 		}
 	}

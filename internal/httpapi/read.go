@@ -17,6 +17,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
 )
 
@@ -302,21 +303,8 @@ func (rd *Read) lookup(ctx context.Context, t target) (*hubv1alpha1.Leaderboard,
 	if err := rd.o.Cache.List(ctx, &list, opts); err != nil {
 		return nil, err
 	}
-	var best *hubv1alpha1.Leaderboard
-	for i := range list.Items {
-		if lb := &list.Items[i]; best == nil || older(lb, best) {
-			best = lb
-		}
-	}
-	return best, nil
-}
-
-// older orders the boards a slug names when two objects claim it: the first created,
-// which is the one the leaderboard controller keeps Ready (the other is DuplicateName),
-// wins.
-func older(a, b *hubv1alpha1.Leaderboard) bool {
-	return a.CreationTimestamp.Before(&b.CreationTimestamp) ||
-		(a.CreationTimestamp.Equal(&b.CreationTimestamp) && a.UID < b.UID)
+	// Two objects can claim a slug; serve the one the controller keeps Ready.
+	return boardres.Owner(list.Items), nil
 }
 
 // matchesETag implements If-None-Match: a list of entity tags, weak or strong, or "*".

@@ -46,6 +46,15 @@ func SplitSlug(slug string) (pkg, name string, ok bool) {
 	return parts[0] + "/" + parts[1], parts[2], true
 }
 
+// BoardSlugValues is the BoardSlug index function: a Leaderboard's slug, none while
+// its package is unknown. Tests give it to a fake client's WithIndex.
+func BoardSlugValues(o client.Object) []string {
+	if s := Slug(o.(*hubv1alpha1.Leaderboard)); s != "" {
+		return []string{s}
+	}
+	return nil
+}
+
 // Register adds Podium's field indexes to the manager's cache.
 func Register(ctx context.Context, mgr manager.Manager) error {
 	fi := mgr.GetFieldIndexer()
@@ -55,12 +64,7 @@ func Register(ctx context.Context, mgr manager.Manager) error {
 			return err
 		}
 	}
-	if err := fi.IndexField(ctx, &hubv1alpha1.Leaderboard{}, BoardSlug, func(o client.Object) []string {
-		if s := Slug(o.(*hubv1alpha1.Leaderboard)); s != "" {
-			return []string{s}
-		}
-		return nil
-	}); err != nil {
+	if err := fi.IndexField(ctx, &hubv1alpha1.Leaderboard{}, BoardSlug, BoardSlugValues); err != nil {
 		return err
 	}
 	return fi.IndexField(ctx, &hubv1alpha1.LeaderboardRow{}, RowBoard, func(o client.Object) []string {

@@ -25,6 +25,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
 )
 
@@ -265,22 +266,14 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 }
 
 // findBoard returns the board with this slug, or nil. Two objects can claim a slug for
-// a moment; the oldest wins (the one the controller keeps Ready), as in the JSON read.
+// a moment; the one the controller keeps Ready wins (internal/boardres), as in the JSON read.
 func (p *Pages) findBoard(ctx context.Context, org, dataset, name string) (*hubv1alpha1.Leaderboard, error) {
 	var list hubv1alpha1.LeaderboardList
 	if err := p.o.Reader.List(ctx, &list, client.InNamespace(org),
 		client.MatchingFields{index.BoardSlug: org + "/" + dataset + "/" + name}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	var best *hubv1alpha1.Leaderboard
-	for i := range list.Items {
-		lb := &list.Items[i]
-		if best == nil || lb.CreationTimestamp.Before(&best.CreationTimestamp) ||
-			(lb.CreationTimestamp.Equal(&best.CreationTimestamp) && lb.UID < best.UID) {
-			best = lb
-		}
-	}
-	return best, nil
+	return boardres.Owner(list.Items), nil
 }
 
 // mayRead is the private read rule of DECISIONS.md: an authenticated caller allowed to
@@ -348,16 +341,22 @@ func (p *Pages) serveIndex(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err, "Listing leaderboards")
 		return
 	}
-	page := indexPage{}
-	seen := map[string]bool{}
+	// A slug two objects claim is listed once, for the board that owns it
+	// (internal/boardres): the one findBoard serves, public or not.
+	owners := map[string]*hubv1alpha1.Leaderboard{}
 	for i := range list.Items {
 		lb := &list.Items[i]
-		slug := index.Slug(lb)
-		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || slug == "" || seen[slug] {
+		if slug := index.Slug(lb); slug != "" {
+			if cur := owners[slug]; cur == nil || boardres.Before(lb, cur) {
+				owners[slug] = lb
+			}
+		}
+	}
+	page := indexPage{}
+	for slug, lb := range owners {
+		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic {
 			continue
 		}
-		// A duplicate slug is listed once: its link opens the board findBoard picks.
-		seen[slug] = true
 		e := indexEntry{Title: lb.Spec.Title, Name: lb.Spec.Name, URL: "/leaderboards/" + slug}
 		e.Package, _, _ = index.SplitSlug(slug)
 		if ranked := p.o.Ranking(lb.UID); ranked != nil {

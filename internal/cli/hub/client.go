@@ -23,6 +23,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/scheme"
 )
@@ -150,11 +151,15 @@ func (c *Client) Board(ctx context.Context, ref string) (*hubv1alpha1.Leaderboar
 	if err := c.c.List(ctx, &list, client.InNamespace(org)); err != nil {
 		return nil, KubeError(err, "leaderboard "+ref)
 	}
+	claimants := list.Items[:0]
 	for i := range list.Items {
-		lb := &list.Items[i]
-		if lb.Spec.Name == name && index.Slug(lb) == ref {
-			return lb, nil
+		if lb := &list.Items[i]; lb.Spec.Name == name && index.Slug(lb) == ref {
+			claimants = append(claimants, *lb)
 		}
+	}
+	// Two objects can claim a slug: the CLI acts on the one the controller keeps Ready.
+	if owner := boardres.Owner(claimants); owner != nil {
+		return owner, nil
 	}
 	return nil, apierr.NotFound("leaderboard %s not found", ref)
 }
