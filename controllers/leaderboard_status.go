@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/accessor"
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/schema"
 )
@@ -251,12 +252,15 @@ func findVersionByID(id string, versions []hubv1alpha1.DatasetVersion) *hubv1alp
 // undeclaredAccessors names every column and rankBy accessor that points at a property
 // the schemas do not declare.
 func undeclaredAccessors(lb *hubv1alpha1.Leaderboard, metaSchema, metricsSchema *schema.Schema) []string {
-	declared := func(accessor string) bool {
-		root, rest, _ := strings.Cut(accessor, ".")
-		if root == "metadata" {
-			return metaSchema.Declares(rest)
+	declared := func(acc string) bool {
+		root, path, ok := accessor.Split(acc)
+		switch {
+		case !ok:
+			return false
+		case root == accessor.Metadata:
+			return metaSchema.Declares(path)
 		}
-		return metricsSchema.Declares(rest)
+		return metricsSchema.Declares(path)
 	}
 	var out []string
 	for _, c := range lb.Spec.Columns {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/accessor"
 )
 
 func (a *app) rowCmd() *cobra.Command {
@@ -24,12 +25,12 @@ func cellValue(col hubv1alpha1.Column, r *hubv1alpha1.LeaderboardRow) string {
 	if col.DisplayAccessor != "" {
 		acc = col.DisplayAccessor
 	}
-	src, path, ok := strings.Cut(acc, ".")
+	root, path, ok := accessor.Split(acc)
 	if !ok {
 		return "-"
 	}
 	raw := r.Spec.Metadata
-	if src == "metrics" {
+	if root == accessor.Metrics {
 		raw = r.Spec.Metrics
 	}
 	if raw == nil {
@@ -41,7 +42,7 @@ func cellValue(col hubv1alpha1.Column, r *hubv1alpha1.LeaderboardRow) string {
 	if d.Decode(&obj) != nil {
 		return "-"
 	}
-	v, found := lookup(obj, path)
+	v, found := accessor.LookupMap(obj, path)
 	if !found || v == nil {
 		return "-"
 	}
@@ -58,25 +59,6 @@ func cellValue(col hubv1alpha1.Column, r *hubv1alpha1.LeaderboardRow) string {
 	}
 	j, _ := json.Marshal(v)
 	return clip(string(j), 40)
-}
-
-// lookup reads a dotted path the way the ranking does: a key holding dots that exists
-// literally wins over nesting.
-func lookup(obj map[string]any, path string) (any, bool) {
-	if v, ok := obj[path]; ok {
-		return v, true
-	}
-	for i := 0; i < len(path); i++ {
-		if path[i] != '.' {
-			continue
-		}
-		if sub, ok := obj[path[:i]].(map[string]any); ok {
-			if v, ok := lookup(sub, path[i+1:]); ok {
-				return v, true
-			}
-		}
-	}
-	return nil, false
 }
 
 func rankText(rank int) string {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/accessor"
 )
 
 // kind is what a rank_by value is, as far as ordering cares.
@@ -42,12 +43,12 @@ func keyOf(rules []hubv1alpha1.RankRule, row *hubv1alpha1.LeaderboardRow) []valu
 	}
 	key := make([]value, len(rules))
 	for i, r := range rules {
-		src, path, ok := splitAccessor(r.Accessor)
+		root, path, ok := accessor.Split(r.Accessor)
 		if !ok {
 			continue
 		}
 		raw := row.Spec.Metadata
-		if src == fromMetrics {
+		if root == accessor.Metrics {
 			raw = row.Spec.Metrics
 		}
 		if raw != nil {
@@ -57,50 +58,22 @@ func keyOf(rules []hubv1alpha1.RankRule, row *hubv1alpha1.LeaderboardRow) []valu
 	return key
 }
 
-const (
-	fromMetadata = 0
-	fromMetrics  = 1
-)
-
-// splitAccessor splits "metrics.a.b" into its source (metadata or metrics) and the
-// path inside it ("a.b").
-func splitAccessor(accessor string) (src int, path string, ok bool) {
-	if p, found := strings.CutPrefix(accessor, "metrics."); found && p != "" {
-		return fromMetrics, p, true
-	}
-	if p, found := strings.CutPrefix(accessor, "metadata."); found && p != "" {
-		return fromMetadata, p, true
-	}
-	return 0, "", false
-}
-
-// lookup resolves a dotted path in a JSON object. At each level a key equal to the
-// whole remaining path wins; otherwise the longest key that is a dotted prefix of it and
-// holds an object is followed ("a.b" before "a", then "b"). So a key that contains dots
-// wins over nesting. A repeated key counts by its last occurrence, as in encoding/json.
-// Malformed JSON reads as missing.
+// lookup resolves a dotted path in a JSON object by the accessor rule
+// (internal/accessor), scanning the raw JSON in place. A repeated key counts by its last
+// occurrence, as in encoding/json. Malformed JSON reads as missing.
 func lookup(doc []byte, path string) value {
-	for {
-		v, ok := member(doc, path)
-		switch {
-		case !ok:
-			return value{}
-		case v != nil:
-			return scalar(v)
-		}
-		var next []byte
-		for cut := strings.LastIndexByte(path, '.'); cut > 0; cut = strings.LastIndexByte(path[:cut], '.') {
-			if v, _ := member(doc, path[:cut]); v != nil && v[0] == '{' {
-				next, path = v, path[cut+1:]
-				break
-			}
-		}
-		if next == nil {
-			return value{}
-		}
-		doc = next
+	if raw, ok := accessor.Lookup(doc, path, rawMember, rawObject); ok {
+		return scalar(raw)
 	}
+	return value{}
 }
+
+func rawMember(doc []byte, key string) ([]byte, bool) {
+	v, _ := member(doc, key)
+	return v, v != nil
+}
+
+func rawObject(v []byte) ([]byte, bool) { return v, v[0] == '{' }
 
 // scalar turns one JSON value into a sort key.
 func scalar(raw []byte) value {

@@ -2,40 +2,41 @@ package schema
 
 import (
 	"slices"
-	"strings"
+
+	"podium.dev/podium/internal/accessor"
 )
 
 // Declares reports whether the schema declares the value at path (an accessor without
 // its "metadata." or "metrics." root, for example "reward" or "usage.tokens").
 //
-// A schema that declares no properties declares everything below it: checking is only
-// possible where the schema says what exists. A key that holds dots literally
-// ("a.b" declared as one property) is found as well as nested properties, matching how
-// the ranking reads values. A path that goes below a property whose declared types
-// exclude object is not declared: a number has no fields.
+// The schema's properties are walked by the accessor rule (internal/accessor) as if
+// they were a row's keys: a property literally named "a.b" wins over "a" then "b", as
+// in the ranking, the web page and the CLI, so the check says no more and no less
+// than what a row's lookup would reach. A schema that declares no properties declares
+// everything below it: checking is only possible where the schema says what exists. A
+// path that goes below a property whose declared types exclude object is not
+// declared: a number has no fields.
 func (s *Schema) Declares(path string) bool {
-	if s == nil || path == "" {
+	if path == "" {
 		return true
 	}
-	if len(s.Types) > 0 && !slices.Contains(s.Types, "object") {
-		return false
+	_, ok := accessor.Lookup(s, path, declaredMember, declaredObject)
+	return ok
+}
+
+// declaredMember is the schema of property key of s, and whether s declares it.
+func declaredMember(s *Schema, key string) (*Schema, bool) {
+	if _, object := declaredObject(s); !object {
+		return nil, false // a number has no fields
 	}
-	if s.Properties == nil {
-		return true
+	if s == nil || s.Properties == nil {
+		return nil, true // declares everything below
 	}
-	if _, ok := s.Properties[path]; ok {
-		return true
-	}
-	// Try every split point: "a.b.c" may be a → "b.c", "a.b" → "c".
-	for i := strings.IndexByte(path, '.'); i >= 0; {
-		if ps, ok := s.Properties[path[:i]]; ok && ps.Declares(path[i+1:]) {
-			return true
-		}
-		next := strings.IndexByte(path[i+1:], '.')
-		if next < 0 {
-			break
-		}
-		i += next + 1
-	}
-	return false
+	ps, ok := s.Properties[key]
+	return ps, ok
+}
+
+// declaredObject returns s when a value it describes may be an object.
+func declaredObject(s *Schema) (*Schema, bool) {
+	return s, s == nil || len(s.Types) == 0 || slices.Contains(s.Types, "object")
 }

@@ -3,11 +3,11 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/accessor"
 )
 
 // rowValues are a row's decoded metadata and metrics, read through accessors.
@@ -37,39 +37,16 @@ func decodeObject(raw *apiextensionsv1.JSON) map[string]any {
 	return m
 }
 
-// lookup reads the value at accessor ("metrics.a.b"), reporting whether it exists.
-// A JSON null exists and is nil.
-func (v rowValues) lookup(accessor string) (any, bool) {
-	root, rest, ok := strings.Cut(accessor, ".")
-	if !ok || rest == "" {
+// lookup reads the value at an accessor ("metrics.a.b") by the accessor rule
+// (internal/accessor), exactly as the rank index reads it, so a cell shows what its row
+// is sorted by. It reports whether the value exists; a JSON null exists and is nil.
+func (v rowValues) lookup(acc string) (any, bool) {
+	root, path, ok := accessor.Split(acc)
+	if !ok {
 		return nil, false
 	}
-	switch root {
-	case "metadata":
-		return lookupPath(v.metadata, rest)
-	case "metrics":
-		return lookupPath(v.metrics, rest)
+	if root == accessor.Metadata {
+		return accessor.LookupMap(v.metadata, path)
 	}
-	return nil, false
-}
-
-// lookupPath follows a dotted path through nested objects. A key that holds dots and
-// exists literally wins over nesting (DECISIONS.md): at each level the longest key that
-// is a prefix of the path and holds an object is followed, exactly as the rank index
-// reads values, so a cell shows what its row is sorted by.
-func lookupPath(m map[string]any, path string) (any, bool) {
-	for m != nil {
-		if v, ok := m[path]; ok {
-			return v, true
-		}
-		var next map[string]any
-		for i := strings.LastIndexByte(path, '.'); i > 0; i = strings.LastIndexByte(path[:i], '.') {
-			if obj, ok := m[path[:i]].(map[string]any); ok {
-				next, path = obj, path[i+1:]
-				break
-			}
-		}
-		m = next
-	}
-	return nil, false
+	return accessor.LookupMap(v.metrics, path)
 }
