@@ -7,6 +7,10 @@ const (
 	// LabelID carries an object's own UID, so that a record can be found by its id with
 	// a label selector instead of a scan of a namespace.
 	LabelID = "hub.podium.dev/id"
+	// AnnotationUpdatedAt records, as an RFC 3339 time, when a writer (the CLI) last
+	// changed an object. The read serves it as updated_at when it is the latest change
+	// it knows of; the CLI's export token starts from it (docs/http-api.md, docs/cli.md).
+	AnnotationUpdatedAt = "hub.podium.dev/updated-at"
 	// LabelManagedBy marks Kubernetes Secrets that hold hosted secret values; the
 	// operator caches only Secrets with this label.
 	LabelManagedBy = "app.kubernetes.io/managed-by"

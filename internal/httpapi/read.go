@@ -27,10 +27,6 @@ const (
 	MaxPageSize     = 1000
 )
 
-// AnnotationUpdatedAt, when a writer (the CLI) sets it to an RFC 3339 time, is served as
-// a board's or row's updated_at.
-const AnnotationUpdatedAt = "hub.podium.dev/updated-at"
-
 // ReadPath is the public leaderboard read.
 const ReadPath = "/v1/leaderboard-read"
 
@@ -401,7 +397,7 @@ func updatedAt(m *metav1.ObjectMeta, specChanged *metav1.Time) time.Time {
 	if specChanged != nil && specChanged.After(t) {
 		t = specChanged.Time
 	}
-	if v, ok := m.Annotations[AnnotationUpdatedAt]; ok {
+	if v, ok := m.Annotations[hubv1alpha1.AnnotationUpdatedAt]; ok {
 		if a, err := time.Parse(time.RFC3339, v); err == nil && a.After(t) {
 			t = a
 		}

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/httpapi"
 )
 
 // times is what a read serves of one object: its id, metrics and the two times.
@@ -93,7 +92,7 @@ var _ = Describe("updated_at in the read", func() {
 			row.Spec.Metrics = &apiextensionsv1.JSON{Raw: []byte(`{"score": 3}`)}
 			g.Expect(k8sClient.Update(ctx, row)).To(Succeed())
 		}).Should(Succeed())
-		Expect(row.Annotations).NotTo(HaveKey(httpapi.AnnotationUpdatedAt))
+		Expect(row.Annotations).NotTo(HaveKey(hubv1alpha1.AnnotationUpdatedAt))
 
 		// The cache sees the writes in order: once it serves the new metrics, it has
 		// seen the label and status writes before them.
@@ -120,7 +119,7 @@ var _ = Describe("updated_at in the read", func() {
 		row := &hubv1alpha1.LeaderboardRow{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), row)).To(Succeed())
 		base := row.DeepCopy()
-		row.Annotations = map[string]string{httpapi.AnnotationUpdatedAt: stamp}
+		row.Annotations = map[string]string{hubv1alpha1.AnnotationUpdatedAt: stamp}
 		Expect(k8sClient.Patch(ctx, row, client.MergeFrom(base))).To(Succeed())
 		Eventually(func(g Gomega) {
 			_, rows := readTimes(g, lb, names)

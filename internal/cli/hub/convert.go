@@ -14,19 +14,15 @@ import (
 	"podium.dev/podium/internal/index"
 )
 
-// AnnotationUpdatedAt records when the CLI last changed an object (RFC 3339). Objects
-// changed by other clients keep the older time, but their generation moves on, and the
-// generation is part of the updated_at token (see UpdatedAt).
-const AnnotationUpdatedAt = "hub.podium.dev/updated-at"
-
 // UpdatedAt is the record's updated_at, the token exports carry as
 // expected_updated_at: the time of the last change the CLI made (or the creation time),
 // to the second, with metadata.generation as the fractional part. Any spec change by
 // any client moves the generation, so two tokens are equal only when the spec is the
-// one that was exported; the seconds keep it readable as a timestamp.
+// one that was exported; the seconds keep it readable as a timestamp. Objects changed by
+// other clients keep the older annotation time, but their generation moves on.
 func UpdatedAt(obj metav1.Object) string {
 	t := obj.GetCreationTimestamp().Time
-	if a := obj.GetAnnotations()[AnnotationUpdatedAt]; a != "" {
+	if a := obj.GetAnnotations()[hubv1alpha1.AnnotationUpdatedAt]; a != "" {
 		if p, err := time.Parse(time.RFC3339Nano, a); err == nil {
 			t = p
 		}
@@ -40,7 +36,7 @@ func touch(obj metav1.Object, now time.Time) {
 	if a == nil {
 		a = map[string]string{}
 	}
-	a[AnnotationUpdatedAt] = now.UTC().Format(time.RFC3339)
+	a[hubv1alpha1.AnnotationUpdatedAt] = now.UTC().Format(time.RFC3339)
 	obj.SetAnnotations(a)
 }
 

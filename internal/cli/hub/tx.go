@@ -319,10 +319,10 @@ func (c *Client) restore(ctx context.Context, old client.Object) error {
 		if ann == nil {
 			ann = map[string]string{}
 		}
-		if v, ok := old.GetAnnotations()[AnnotationUpdatedAt]; ok {
-			ann[AnnotationUpdatedAt] = v
+		if v, ok := old.GetAnnotations()[hubv1alpha1.AnnotationUpdatedAt]; ok {
+			ann[hubv1alpha1.AnnotationUpdatedAt] = v
 		} else {
-			delete(ann, AnnotationUpdatedAt)
+			delete(ann, hubv1alpha1.AnnotationUpdatedAt)
 		}
 		cur.SetAnnotations(ann)
 		err := c.c.Update(ctx, cur)
@@ -465,8 +465,8 @@ func (c *Client) updateSpec(ctx context.Context, obj client.Object, gen int64, o
 		if ann == nil {
 			ann = map[string]string{}
 		}
-		if v, ok := obj.GetAnnotations()[AnnotationUpdatedAt]; ok {
-			ann[AnnotationUpdatedAt] = v
+		if v, ok := obj.GetAnnotations()[hubv1alpha1.AnnotationUpdatedAt]; ok {
+			ann[hubv1alpha1.AnnotationUpdatedAt] = v
 		}
 		obj.SetAnnotations(ann)
 	}
