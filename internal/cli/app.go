@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"podium.dev/podium/internal/cli/hub"
+	"podium.dev/podium/internal/wire"
 )
 
 // app is one run of the CLI: its streams, global flags and client.
@@ -142,22 +143,14 @@ func (p *paging) check() error {
 	return nil
 }
 
-// Pagination is the JSON page description: DECISIONS' read paging.
-type Pagination struct {
-	Total      int `json:"total"`
-	Page       int `json:"page"`
-	PageSize   int `json:"page_size"`
-	TotalPages int `json:"total_pages"`
-}
-
 // window returns the slice bounds to print of n items: one page for --json or an
 // explicit --page or a terminal; every item (all pages) for quiet or piped output.
-func (a *app) window(p paging, n int) (lo, hi int, pg Pagination) {
+func (a *app) window(p paging, n int) (lo, hi int, pg wire.Pagination) {
 	page := p.page
 	if page == 0 {
 		page = 1
 	}
-	pg = Pagination{Total: n, Page: page, PageSize: p.limit, TotalPages: (n + p.limit - 1) / p.limit}
+	pg = wire.Page(int64(n), int64(page), int64(p.limit))
 	if !a.json && p.page == 0 && (a.quiet || !isTerminal(a.stdout)) {
 		return 0, n, pg
 	}
@@ -167,7 +160,7 @@ func (a *app) window(p paging, n int) (lo, hi int, pg Pagination) {
 }
 
 // pageHint tells a person on a terminal that there are more pages.
-func (a *app) pageHint(p paging, pg Pagination, what string) {
+func (a *app) pageHint(p paging, pg wire.Pagination, what string) {
 	if a.json || a.quiet || !isTerminal(a.stdout) || pg.TotalPages <= 1 {
 		return
 	}

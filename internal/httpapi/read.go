@@ -1,15 +1,12 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/go-logr/logr"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +16,7 @@ import (
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/wire"
 )
 
 // Paging of the public read (DECISIONS.md).
@@ -317,92 +315,11 @@ func matchesETag(header, etag string) bool {
 	return false
 }
 
-// Wire shapes of the read (DECISIONS.md: SPEC's snake_case).
-type (
-	readResponse struct {
-		Leaderboard wireBoard  `json:"leaderboard"`
-		Rows        []wireRow  `json:"rows"`
-		Pagination  pagination `json:"pagination"`
-	}
-	pagination struct {
-		Total      int64 `json:"total"`
-		Page       int64 `json:"page"`
-		PageSize   int64 `json:"page_size"`
-		TotalPages int64 `json:"total_pages"`
-	}
-	wireBoard struct {
-		ID                string          `json:"id"`
-		PackageID         string          `json:"package_id"`
-		Package           string          `json:"package"`
-		DatasetVersionIDs []string        `json:"dataset_version_ids"`
-		Name              string          `json:"name"`
-		Title             string          `json:"title"`
-		Description       *string         `json:"description"`
-		MetadataSchema    json.RawMessage `json:"metadata_schema"`
-		MetricsSchema     json.RawMessage `json:"metrics_schema"`
-		Columns           []wireColumn    `json:"columns"`
-		RankBy            []wireRule      `json:"rank_by"`
-		Visibility        string          `json:"visibility"`
-		CreatedAt         string          `json:"created_at"`
-		UpdatedAt         string          `json:"updated_at"`
-	}
-	wireColumn struct {
-		ID              string `json:"id"`
-		Header          string `json:"header"`
-		Accessor        string `json:"accessor"`
-		Type            string `json:"type"`
-		DisplayAccessor string `json:"display_accessor,omitempty"`
-		DisplayType     string `json:"display_type,omitempty"`
-		Align           string `json:"align,omitempty"`
-		Description     string `json:"description,omitempty"`
-		EnableSorting   *bool  `json:"enable_sorting,omitempty"`
-	}
-	wireRule struct {
-		Accessor  string `json:"accessor"`
-		Direction string `json:"direction"`
-		Nulls     string `json:"nulls,omitempty"`
-	}
-	wireRow struct {
-		ID            string          `json:"id"`
-		LeaderboardID string          `json:"leaderboard_id"`
-		Rank          int             `json:"rank"`
-		Metadata      json.RawMessage `json:"metadata"`
-		Metrics       json.RawMessage `json:"metrics"`
-		Status        string          `json:"status"`
-		CreatedAt     string          `json:"created_at"`
-		UpdatedAt     string          `json:"updated_at"`
-		NTrials       int             `json:"n_trials"`
-	}
-)
-
-var emptyObject = json.RawMessage(`{}`)
-
-func rawOrEmpty(b []byte) json.RawMessage {
-	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
-		return emptyObject
-	}
-	return b
-}
-
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-// updatedAt is the time of the object's last change: the latest of its creation,
-// specChanged (status.updatedAt, which the controller sets when it sees a new
-// generation, whoever wrote it: kubectl, GitOps, the CLI) and the annotation
-// hub.podium.dev/updated-at when a writer (the CLI) set it. The manager's cache strips
-// managedFields (they would double each row's memory), so the write times come from
-// there; docs/http-api.md explains.
-func updatedAt(m *metav1.ObjectMeta, specChanged *metav1.Time) time.Time {
-	t := m.CreationTimestamp.Time
-	if specChanged != nil && specChanged.After(t) {
-		t = specChanged.Time
-	}
-	if v, ok := m.Annotations[hubv1alpha1.AnnotationUpdatedAt]; ok {
-		if a, err := time.Parse(time.RFC3339, v); err == nil && a.After(t) {
-			t = a
-		}
-	}
-	return t
+// Wire shapes of the read (package wire; docs/http-api.md).
+type readResponse struct {
+	Leaderboard wire.Board      `json:"leaderboard"`
+	Rows        []wire.Row      `json:"rows"`
+	Pagination  wire.Pagination `json:"pagination"`
 }
 
 // EncodeRead encodes one page of a board exactly as the read serves it (for the
@@ -413,18 +330,18 @@ func EncodeRead(lb *hubv1alpha1.Leaderboard, board RankedBoard, page, pageSize i
 
 // encodeRead encodes one page of a board.
 func encodeRead(lb *hubv1alpha1.Leaderboard, board RankedBoard, t target) ([]byte, error) {
-	resp := readResponse{Leaderboard: boardWire(lb), Rows: []wireRow{}}
+	resp := readResponse{Leaderboard: boardWire(lb), Rows: []wire.Row{}}
 	var total int64
 	if board != nil {
 		total = int64(board.Len())
 	}
-	resp.Pagination = pagination{Total: total, Page: t.page, PageSize: t.size, TotalPages: (total + t.size - 1) / t.size}
+	resp.Pagination = wire.Page(total, t.page, t.size)
 	// page-1 < total/size keeps the offset arithmetic clear of overflow for huge pages.
 	if board != nil && t.page-1 <= total/t.size {
 		offset := (t.page - 1) * t.size
 		if offset < total {
 			entries := board.Page(int(offset), int(t.size))
-			resp.Rows = make([]wireRow, 0, len(entries))
+			resp.Rows = make([]wire.Row, 0, len(entries))
 			for _, e := range entries {
 				resp.Rows = append(resp.Rows, rowWire(lb, e))
 			}
@@ -433,75 +350,28 @@ func encodeRead(lb *hubv1alpha1.Leaderboard, board RankedBoard, t target) ([]byt
 	return json.Marshal(resp)
 }
 
-func boardWire(lb *hubv1alpha1.Leaderboard) wireBoard {
-	pkg, pkgID := lb.Spec.Package, lb.Spec.PackageID
-	if pkg == "" {
-		pkg = lb.Status.Package
-	}
-	if pkgID == "" {
-		pkgID = lb.Status.PackageID
-	}
-	vis := lb.Spec.Visibility
-	if vis == "" {
-		vis = hubv1alpha1.VisibilityPrivate
-	}
-	b := wireBoard{
-		ID:                string(lb.UID),
-		PackageID:         pkgID,
-		Package:           pkg,
-		DatasetVersionIDs: append([]string{}, lb.Status.DatasetVersionIDs...),
-		Name:              lb.Spec.Name,
-		Title:             lb.Spec.Title,
-		Description:       lb.Spec.Description,
-		MetadataSchema:    emptyObject,
-		MetricsSchema:     emptyObject,
-		Columns:           make([]wireColumn, 0, len(lb.Spec.Columns)),
-		RankBy:            make([]wireRule, 0, len(lb.Spec.RankBy)),
-		Visibility:        string(vis),
-		CreatedAt:         timestamp(lb.CreationTimestamp.Time),
-		UpdatedAt:         timestamp(updatedAt(&lb.ObjectMeta, lb.Status.UpdatedAt)),
-	}
-	if lb.Spec.MetadataSchema != nil {
-		b.MetadataSchema = rawOrEmpty(lb.Spec.MetadataSchema.Raw)
-	}
-	if lb.Spec.MetricsSchema != nil {
-		b.MetricsSchema = rawOrEmpty(lb.Spec.MetricsSchema.Raw)
-	}
-	for _, c := range lb.Spec.Columns {
-		b.Columns = append(b.Columns, wireColumn{
-			ID: c.ID, Header: c.Header, Accessor: c.Accessor, Type: string(c.Type),
-			DisplayAccessor: c.DisplayAccessor, DisplayType: string(c.DisplayType), Align: string(c.Align),
-			Description: c.Description, EnableSorting: c.EnableSorting,
-		})
-	}
-	for _, rule := range lb.Spec.RankBy {
-		b.RankBy = append(b.RankBy, wireRule{Accessor: rule.Accessor, Direction: string(rule.Direction), Nulls: string(rule.Nulls)})
-	}
-	return b
+func boardWire(lb *hubv1alpha1.Leaderboard) wire.Board {
+	return wire.BoardOf(lb, wire.Timestamp(wire.ServedUpdatedAt(&lb.ObjectMeta, lb.Status.UpdatedAt)))
 }
 
-func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wireRow {
+func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wire.Row {
 	row := e.Row
-	status := string(row.Spec.Visibility)
-	if status == "" {
-		status = string(hubv1alpha1.RowDisplay)
-	}
-	w := wireRow{
+	w := wire.Row{
 		ID:            string(row.UID),
 		LeaderboardID: string(lb.UID),
 		Rank:          e.Rank,
-		Metadata:      emptyObject,
-		Metrics:       emptyObject,
-		Status:        status,
-		CreatedAt:     timestamp(row.CreationTimestamp.Time),
-		UpdatedAt:     timestamp(updatedAt(&row.ObjectMeta, row.Status.UpdatedAt)),
+		Metadata:      wire.EmptyObject,
+		Metrics:       wire.EmptyObject,
+		Status:        wire.RowStatus(row),
+		CreatedAt:     wire.Timestamp(row.CreationTimestamp.Time),
+		UpdatedAt:     wire.Timestamp(wire.ServedUpdatedAt(&row.ObjectMeta, row.Status.UpdatedAt)),
 		NTrials:       len(row.Spec.TrialIDs),
 	}
 	if row.Spec.Metadata != nil {
-		w.Metadata = rawOrEmpty(row.Spec.Metadata.Raw)
+		w.Metadata = wire.ObjectOrEmpty(row.Spec.Metadata.Raw)
 	}
 	if row.Spec.Metrics != nil {
-		w.Metrics = rawOrEmpty(row.Spec.Metrics.Raw)
+		w.Metrics = wire.ObjectOrEmpty(row.Spec.Metrics.Raw)
 	}
 	return w
 }

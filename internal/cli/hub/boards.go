@@ -13,6 +13,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/wire"
 )
 
 // MaxRowsPerRequest is SPEC 8's limit of new rows per create request.
@@ -662,11 +663,11 @@ func InitFile(pkg, name, title string) BoardFile {
 		Visibility:     string(hubv1alpha1.VisibilityPrivate),
 		MetadataSchema: json.RawMessage(`{"type":"object","properties":{"agent":{"type":"string"}},"required":["agent"]}`),
 		MetricsSchema:  json.RawMessage(`{"type":"object","properties":{"reward":{"type":["number","null"]}}}`),
-		Columns: []ColumnFile{
+		Columns: []wire.Column{
 			{ID: "agent", Header: "Agent", Accessor: "metadata.agent", Type: string(hubv1alpha1.ColumnText)},
 			{ID: "reward", Header: "Reward", Accessor: "metrics.reward", Type: string(hubv1alpha1.ColumnNumber), Align: "right", EnableSorting: &enable},
 		},
-		RankBy: []RankRuleFile{{Accessor: "metrics.reward", Direction: string(hubv1alpha1.Descending), Nulls: string(hubv1alpha1.NullsLast)}},
+		RankBy: []wire.RankRule{{Accessor: "metrics.reward", Direction: string(hubv1alpha1.Descending), Nulls: string(hubv1alpha1.NullsLast)}},
 	}
 }
 

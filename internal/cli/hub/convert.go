@@ -12,6 +12,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/wire"
 )
 
 // UpdatedAt is the record's updated_at, the token exports carry as
@@ -130,16 +131,7 @@ func FileFromSpec(s *hubv1alpha1.LeaderboardSpec) BoardFile {
 		DatasetVersionRefs: copyList(s.DatasetVersionRefs),
 		DatasetVersionIDs:  copyList(s.DatasetVersionIDs),
 	}
-	for _, c := range s.Columns {
-		f.Columns = append(f.Columns, ColumnFile{
-			ID: c.ID, Header: c.Header, Accessor: c.Accessor, Type: string(c.Type),
-			DisplayAccessor: c.DisplayAccessor, DisplayType: string(c.DisplayType),
-			Align: string(c.Align), Description: c.Description, EnableSorting: c.EnableSorting,
-		})
-	}
-	for _, r := range s.RankBy {
-		f.RankBy = append(f.RankBy, RankRuleFile{Accessor: r.Accessor, Direction: string(r.Direction), Nulls: string(r.Nulls)})
-	}
+	f.Columns, f.RankBy = wire.Columns(s.Columns), wire.RankBy(s.RankBy)
 	return f
 }
 
@@ -173,74 +165,29 @@ func RowFileFromObject(r *hubv1alpha1.LeaderboardRow) RowFile {
 		ExpectedUpdatedAt: UpdatedAt(r),
 		Metadata:          objectOrEmpty(r.Spec.Metadata),
 		Metrics:           objectOrEmpty(r.Spec.Metrics),
-		Status:            rowStatus(r),
+		Status:            wire.RowStatus(r),
 		TrialIDs:          &ids,
 	}
 }
 
 func objectOrEmpty(j *apiextensionsv1.JSON) json.RawMessage {
-	if r := fromJSON(j); r != nil {
-		return r
-	}
-	return json.RawMessage("{}")
+	return wire.ObjectOrEmpty(fromJSON(j))
 }
 
-func rowStatus(r *hubv1alpha1.LeaderboardRow) string {
-	if r.Spec.Visibility == "" {
-		return string(hubv1alpha1.RowDisplay)
-	}
-	return string(r.Spec.Visibility)
-}
-
-// BoardJSON is a leaderboard as the CLI's --json prints it: DECISIONS' read fields,
-// plus whether the definition is Ready (and why not).
+// BoardJSON is a leaderboard as the CLI's --json prints it: the read's shape (with the
+// CLI's updated_at token, see UpdatedAt), plus whether the definition is Ready (and why
+// not).
 type BoardJSON struct {
-	ID                string          `json:"id"`
-	PackageID         string          `json:"package_id"`
-	Package           string          `json:"package"`
-	DatasetVersionIDs []string        `json:"dataset_version_ids"`
-	Name              string          `json:"name"`
-	Title             string          `json:"title"`
-	Description       *string         `json:"description"`
-	MetadataSchema    json.RawMessage `json:"metadata_schema"`
-	MetricsSchema     json.RawMessage `json:"metrics_schema"`
-	Columns           []ColumnFile    `json:"columns"`
-	RankBy            []RankRuleFile  `json:"rank_by"`
-	Visibility        string          `json:"visibility"`
-	CreatedAt         string          `json:"created_at"`
-	UpdatedAt         string          `json:"updated_at"`
-	Rows              int32           `json:"rows"`
-	Ready             bool            `json:"ready"`
-	Reason            string          `json:"reason,omitempty"`
-	Message           string          `json:"message,omitempty"`
+	wire.Board
+	Rows    int32  `json:"rows"`
+	Ready   bool   `json:"ready"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // BoardToJSON renders a board for --json.
 func BoardToJSON(lb *hubv1alpha1.Leaderboard) BoardJSON {
-	f := FileFromSpec(&lb.Spec)
-	b := BoardJSON{
-		ID:                string(lb.UID),
-		PackageID:         firstNonEmpty(lb.Spec.PackageID, lb.Status.PackageID),
-		Package:           firstNonEmpty(lb.Spec.Package, lb.Status.Package),
-		DatasetVersionIDs: append([]string{}, lb.Status.DatasetVersionIDs...),
-		Name:              lb.Spec.Name,
-		Title:             lb.Spec.Title,
-		Description:       lb.Spec.Description,
-		MetadataSchema:    objectOrEmpty(lb.Spec.MetadataSchema),
-		MetricsSchema:     objectOrEmpty(lb.Spec.MetricsSchema),
-		Columns:           f.Columns,
-		RankBy:            f.RankBy,
-		Visibility:        firstNonEmpty(string(lb.Spec.Visibility), string(hubv1alpha1.VisibilityPrivate)),
-		CreatedAt:         lb.CreationTimestamp.UTC().Format(time.RFC3339),
-		UpdatedAt:         UpdatedAt(lb),
-		Rows:              lb.Status.Rows,
-	}
-	if b.Columns == nil {
-		b.Columns = []ColumnFile{}
-	}
-	if b.RankBy == nil {
-		b.RankBy = []RankRuleFile{}
-	}
+	b := BoardJSON{Board: wire.BoardOf(lb, UpdatedAt(lb)), Rows: lb.Status.Rows}
 	if c := condition(lb.Status.Conditions, hubv1alpha1.ConditionReady, lb.Generation); c != nil {
 		b.Ready = c.Status == metav1.ConditionTrue
 		if !b.Ready {
@@ -276,7 +223,7 @@ func RowToJSON(boardID string, r *hubv1alpha1.LeaderboardRow, rank int) RowJSON 
 		LeaderboardID: boardID,
 		Metadata:      objectOrEmpty(r.Spec.Metadata),
 		Metrics:       objectOrEmpty(r.Spec.Metrics),
-		Status:        rowStatus(r),
+		Status:        wire.RowStatus(r),
 		CreatedAt:     r.CreationTimestamp.UTC().Format(time.RFC3339),
 		UpdatedAt:     UpdatedAt(r),
 		NTrials:       len(r.Spec.TrialIDs),

@@ -1,6 +1,10 @@
 package hub
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"podium.dev/podium/internal/wire"
+)
 
 // BoardFile is a leaderboard definition as SPEC 2.2 writes it (snake_case), the shape of
 // `init`, `export` and `create/update --config` files. LeaderboardID and
@@ -16,30 +20,10 @@ type BoardFile struct {
 	Visibility         string          `json:"visibility,omitempty"`
 	MetadataSchema     json.RawMessage `json:"metadata_schema,omitempty"`
 	MetricsSchema      json.RawMessage `json:"metrics_schema,omitempty"`
-	Columns            []ColumnFile    `json:"columns,omitempty"`
-	RankBy             []RankRuleFile  `json:"rank_by,omitempty"`
+	Columns            []wire.Column   `json:"columns,omitempty"`
+	RankBy             []wire.RankRule `json:"rank_by,omitempty"`
 	DatasetVersionRefs *[]string       `json:"dataset_version_refs,omitempty"`
 	DatasetVersionIDs  *[]string       `json:"dataset_version_ids,omitempty"`
-}
-
-// ColumnFile is SPEC 2.3's column.
-type ColumnFile struct {
-	ID              string `json:"id"`
-	Header          string `json:"header"`
-	Accessor        string `json:"accessor"`
-	Type            string `json:"type"`
-	DisplayAccessor string `json:"display_accessor,omitempty"`
-	DisplayType     string `json:"display_type,omitempty"`
-	Align           string `json:"align,omitempty"`
-	Description     string `json:"description,omitempty"`
-	EnableSorting   *bool  `json:"enable_sorting,omitempty"`
-}
-
-// RankRuleFile is SPEC 2.4's ranking rule.
-type RankRuleFile struct {
-	Accessor  string `json:"accessor"`
-	Direction string `json:"direction"`
-	Nulls     string `json:"nulls,omitempty"`
 }
 
 // RowsFile is SPEC 2.6's rows file. Exports also carry the board's identity, which

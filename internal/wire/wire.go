@@ -1,0 +1,192 @@
+// Package wire holds the JSON shapes of leaderboards as Podium's clients see them: the
+// public read serves them (docs/http-api.md), and the CLI prints and reads the same
+// shapes (--json, board files; docs/cli.md). Field names are snake_case.
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+)
+
+// Board is a leaderboard.
+type Board struct {
+	ID                string          `json:"id"`
+	PackageID         string          `json:"package_id"`
+	Package           string          `json:"package"`
+	DatasetVersionIDs []string        `json:"dataset_version_ids"`
+	Name              string          `json:"name"`
+	Title             string          `json:"title"`
+	Description       *string         `json:"description"`
+	MetadataSchema    json.RawMessage `json:"metadata_schema"`
+	MetricsSchema     json.RawMessage `json:"metrics_schema"`
+	Columns           []Column        `json:"columns"`
+	RankBy            []RankRule      `json:"rank_by"`
+	Visibility        string          `json:"visibility"`
+	CreatedAt         string          `json:"created_at"`
+	UpdatedAt         string          `json:"updated_at"`
+}
+
+// Column is a board's column.
+type Column struct {
+	ID              string `json:"id"`
+	Header          string `json:"header"`
+	Accessor        string `json:"accessor"`
+	Type            string `json:"type"`
+	DisplayAccessor string `json:"display_accessor,omitempty"`
+	DisplayType     string `json:"display_type,omitempty"`
+	Align           string `json:"align,omitempty"`
+	Description     string `json:"description,omitempty"`
+	EnableSorting   *bool  `json:"enable_sorting,omitempty"`
+}
+
+// RankRule is one of a board's ranking rules.
+type RankRule struct {
+	Accessor  string `json:"accessor"`
+	Direction string `json:"direction"`
+	Nulls     string `json:"nulls,omitempty"`
+}
+
+// Pagination describes one page of a list.
+type Pagination struct {
+	Total      int64 `json:"total"`
+	Page       int64 `json:"page"`
+	PageSize   int64 `json:"page_size"`
+	TotalPages int64 `json:"total_pages"`
+}
+
+// Page describes page page (from 1) of size items of a list of total.
+func Page(total, page, size int64) Pagination {
+	return Pagination{Total: total, Page: page, PageSize: size, TotalPages: (total + size - 1) / size}
+}
+
+// EmptyObject is "{}", what a missing schema or row value is served as.
+var EmptyObject = json.RawMessage(`{}`)
+
+// ObjectOrEmpty is raw, or "{}" when raw is missing or null.
+func ObjectOrEmpty(raw []byte) json.RawMessage {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return EmptyObject
+	}
+	return raw
+}
+
+// Timestamp is how times are served: RFC 3339 in UTC, to the second.
+func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// BoardOf is lb's shape. updatedAt is the board's updated_at (the read and the CLI
+// define it differently: see their callers).
+func BoardOf(lb *hubv1alpha1.Leaderboard, updatedAt string) Board {
+	pkg, pkgID := lb.Spec.Package, lb.Spec.PackageID
+	if pkg == "" {
+		pkg = lb.Status.Package
+	}
+	if pkgID == "" {
+		pkgID = lb.Status.PackageID
+	}
+	vis := lb.Spec.Visibility
+	if vis == "" {
+		vis = hubv1alpha1.VisibilityPrivate
+	}
+	b := Board{
+		ID:                string(lb.UID),
+		PackageID:         pkgID,
+		Package:           pkg,
+		DatasetVersionIDs: append([]string{}, lb.Status.DatasetVersionIDs...),
+		Name:              lb.Spec.Name,
+		Title:             lb.Spec.Title,
+		Description:       lb.Spec.Description,
+		MetadataSchema:    EmptyObject,
+		MetricsSchema:     EmptyObject,
+		Columns:           Columns(lb.Spec.Columns),
+		RankBy:            RankBy(lb.Spec.RankBy),
+		Visibility:        string(vis),
+		CreatedAt:         Timestamp(lb.CreationTimestamp.Time),
+		UpdatedAt:         updatedAt,
+	}
+	if lb.Spec.MetadataSchema != nil {
+		b.MetadataSchema = ObjectOrEmpty(lb.Spec.MetadataSchema.Raw)
+	}
+	if lb.Spec.MetricsSchema != nil {
+		b.MetricsSchema = ObjectOrEmpty(lb.Spec.MetricsSchema.Raw)
+	}
+	if b.Columns == nil {
+		b.Columns = []Column{}
+	}
+	if b.RankBy == nil {
+		b.RankBy = []RankRule{}
+	}
+	return b
+}
+
+// Columns is the shape of a board's columns, nil for none.
+func Columns(cols []hubv1alpha1.Column) []Column {
+	if len(cols) == 0 {
+		return nil
+	}
+	out := make([]Column, 0, len(cols))
+	for _, c := range cols {
+		out = append(out, Column{
+			ID: c.ID, Header: c.Header, Accessor: c.Accessor, Type: string(c.Type),
+			DisplayAccessor: c.DisplayAccessor, DisplayType: string(c.DisplayType), Align: string(c.Align),
+			Description: c.Description, EnableSorting: c.EnableSorting,
+		})
+	}
+	return out
+}
+
+// RankBy is the shape of a board's ranking rules, nil for none.
+func RankBy(rules []hubv1alpha1.RankRule) []RankRule {
+	if len(rules) == 0 {
+		return nil
+	}
+	out := make([]RankRule, 0, len(rules))
+	for _, r := range rules {
+		out = append(out, RankRule{Accessor: r.Accessor, Direction: string(r.Direction), Nulls: string(r.Nulls)})
+	}
+	return out
+}
+
+// ServedUpdatedAt is the updated_at the read serves for an object: the latest of its
+// creation, specChanged (status.updatedAt, which the controller sets when it sees a new
+// generation, whoever wrote it: kubectl, GitOps, the CLI) and the annotation
+// hubv1alpha1.AnnotationUpdatedAt when a writer (the CLI) set it. The manager's cache
+// strips managedFields (they would double each row's memory), so the write times come
+// from there; docs/http-api.md explains.
+func ServedUpdatedAt(m *metav1.ObjectMeta, specChanged *metav1.Time) time.Time {
+	t := m.CreationTimestamp.Time
+	if specChanged != nil && specChanged.After(t) {
+		t = specChanged.Time
+	}
+	if v, ok := m.Annotations[hubv1alpha1.AnnotationUpdatedAt]; ok {
+		if a, err := time.Parse(time.RFC3339, v); err == nil && a.After(t) {
+			t = a
+		}
+	}
+	return t
+}
+
+// Row is a leaderboard row as the read serves it.
+type Row struct {
+	ID            string          `json:"id"`
+	LeaderboardID string          `json:"leaderboard_id"`
+	Rank          int             `json:"rank"`
+	Metadata      json.RawMessage `json:"metadata"`
+	Metrics       json.RawMessage `json:"metrics"`
+	Status        string          `json:"status"`
+	CreatedAt     string          `json:"created_at"`
+	UpdatedAt     string          `json:"updated_at"`
+	NTrials       int             `json:"n_trials"`
+}
+
+// RowStatus is a row's status: its spec.visibility, display when unset.
+func RowStatus(row *hubv1alpha1.LeaderboardRow) string {
+	if row.Spec.Visibility == "" {
+		return string(hubv1alpha1.RowDisplay)
+	}
+	return string(row.Spec.Visibility)
+}
