@@ -48,7 +48,8 @@ func walk(s *apiextensionsv1.JSONSchemaProps, path string, missing *[]string) {
 	}
 	for name, p := range s.Properties {
 		// The apiserver explains an object's metadata (ObjectMeta) itself.
-		if p.Description == "" && !(name == "metadata" && !strings.Contains(path, ".")) {
+		objectMeta := name == "metadata" && !strings.Contains(path, ".")
+		if p.Description == "" && !objectMeta {
 			*missing = append(*missing, path+"."+name)
 		}
 		walk(&p, path+"."+name, missing)

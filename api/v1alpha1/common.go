@@ -28,3 +28,26 @@ const (
 
 // UUIDPattern matches a canonical lowercase or uppercase UUID.
 const UUIDPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+
+// IsUUID reports whether s matches UUIDPattern (without a regexp engine: the read checks
+// every request's id). Every id Podium accepts, in the API, the read and the CLI, is
+// checked here.
+func IsUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+			continue
+		}
+		isHex := '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+		if !isHex {
+			return false
+		}
+	}
+	return true
+}

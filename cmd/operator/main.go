@@ -56,7 +56,7 @@ func requestLogger(zopts zap.Options, w io.Writer) logr.Logger {
 	if zopts.Level != nil {
 		level = zopts.Level
 	}
-	var encoder zapcore.Encoder = zapcore.NewJSONEncoder(enc)
+	encoder := zapcore.NewJSONEncoder(enc)
 	if zopts.Development {
 		encoder = zapcore.NewConsoleEncoder(uberzap.NewDevelopmentEncoderConfig())
 	}

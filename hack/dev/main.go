@@ -105,10 +105,11 @@ func run() error {
 		fmt.Println(">> stopping podium-operator")
 		_ = op.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-opDone:
+		case err := <-opDone:
+			stopped(err)
 		case <-time.After(15 * time.Second):
 			_ = op.Process.Kill()
-			<-opDone
+			stopped(<-opDone)
 		}
 	}()
 
@@ -147,7 +148,7 @@ Podium is running. Press Ctrl-C to stop everything.
 		return nil
 	case err := <-opDone:
 		opDone <- err // let the deferred stop see it
-		return fmt.Errorf("podium-operator exited: %v", err)
+		return fmt.Errorf("podium-operator exited: %w", err)
 	}
 }
 
@@ -174,9 +175,16 @@ func waitReady(ctx context.Context, url string, opDone chan error) error {
 			return ctx.Err()
 		case err := <-opDone:
 			opDone <- err
-			return fmt.Errorf("podium-operator exited before it was ready: %v", err)
+			return fmt.Errorf("podium-operator exited before it was ready: %w", err)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
 	return fmt.Errorf("podium-operator was not ready at %s within 2 minutes", url)
+}
+
+// stopped reports how the operator ended when it did not end cleanly.
+func stopped(err error) {
+	if err != nil {
+		fmt.Println(">> podium-operator:", err)
+	}
 }

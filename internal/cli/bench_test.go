@@ -27,7 +27,9 @@ import (
 func BenchmarkCLIRows(b *testing.B) {
 	batches, perBatch := 20, 500
 	if v := os.Getenv("PODIUM_BENCH_BATCHES"); v != "" {
-		fmt.Sscan(v, &batches)
+		if _, err := fmt.Sscan(v, &batches); err != nil {
+			b.Fatalf("PODIUM_BENCH_BATCHES=%q: %v", v, err)
+		}
 	}
 	env, cfg, err := testenv.Start()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/cli/hub"
 )
 
@@ -38,7 +39,7 @@ func (a *app) updateCmd() *cobra.Command {
 			if f.Changed("dataset-version-ref") || f.Changed("dataset-version-id") {
 				req.VersionFlags, req.Refs, req.IDs = true, refs, ids
 				for _, id := range ids {
-					if !hub.IsUUID(id) {
+					if !hubv1alpha1.IsUUID(id) {
 						return usagef("--dataset-version-id %q is not a UUID", id)
 					}
 				}

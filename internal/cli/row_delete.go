@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"podium.dev/podium/internal/cli/hub"
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
 
 func (a *app) rowDeleteCmd() *cobra.Command {
@@ -21,7 +21,7 @@ func (a *app) rowDeleteCmd() *cobra.Command {
 				return usagef("row delete takes one or more row ids")
 			}
 			for _, id := range args {
-				if !hub.IsUUID(id) {
+				if !hubv1alpha1.IsUUID(id) {
 					return usagef("%q is not a row id (a UUID)", id)
 				}
 			}

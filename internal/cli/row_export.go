@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/cli/hub"
 )
 
@@ -45,7 +46,7 @@ func (a *app) rowExportCmd() *cobra.Command {
 				f := hub.RowsExport(lb, rows)
 				doc, n, id = f, len(f.Rows), string(lb.UID)
 			} else {
-				if !hub.IsUUID(args[0]) {
+				if !hubv1alpha1.IsUUID(args[0]) {
 					return usagef("%q is not a row id; to export every row of a leaderboard add --all", args[0])
 				}
 				row, err := cl.Row(a.ctx(c), args[0])

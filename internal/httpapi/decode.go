@@ -113,7 +113,7 @@ func readBody(body io.Reader, buf []byte) (n int, complete bool, err error) {
 		var m int
 		m, err = body.Read(buf[n:])
 		n += m
-		if err == io.EOF { //nolint:errorlint // a body ends with io.EOF itself
+		if err == io.EOF { // a body ends with io.EOF itself, never wrapped
 			return n, true, nil
 		}
 		if err != nil {
@@ -290,24 +290,4 @@ func cutByte(s string, sep byte) (before, after string, found bool) {
 		}
 	}
 	return s, "", false
-}
-
-// validUUID is uuidRE (hubv1alpha1.UUIDPattern) without the regexp engine.
-func validUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if c != '-' {
-				return false
-			}
-			continue
-		}
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }

@@ -130,7 +130,7 @@ func (w *statusWriter) WriteHeader(code int) {
 	}
 	if w.req != nil && w.req.Pattern == "" && (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) {
 		w.wroteHeader, w.code, w.discard = true, code, true
-		h := w.ResponseWriter.Header()
+		h := w.Header()
 		h.Del("X-Content-Type-Options")
 		e := apierr.NotFound("no route for %s %s", w.req.Method, w.req.URL.Path)
 		if code == http.StatusMethodNotAllowed {

@@ -106,7 +106,7 @@ func (t target) String() string {
 
 // parseRead decodes and validates the body. The package must match
 // ^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$ and a leaderboard_id
-// hubv1alpha1.UUIDPattern (validPackage and validUUID check both without a regexp).
+// hubv1alpha1.UUIDPattern (validPackage and hubv1alpha1.IsUUID check both without a regexp).
 func parseRead(r *http.Request) (target, error) {
 	req, err := decodeRead(r)
 	if err != nil {
@@ -117,7 +117,7 @@ func parseRead(r *http.Request) (target, error) {
 	case req.hasID && (req.hasPkg || req.hasName):
 		return t, apierr.BadRequest("leaderboard_id", "give either leaderboard_id or package and name, not both")
 	case req.hasID:
-		if !validUUID(req.id) {
+		if !hubv1alpha1.IsUUID(req.id) {
 			return t, apierr.BadRequest("leaderboard_id", "must be a UUID")
 		}
 		t.id = strings.ToLower(req.id)

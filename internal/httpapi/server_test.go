@@ -13,7 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	dto "github.com/prometheus/client_model/go"
-	"sigs.k8s.io/controller-runtime/pkg/log"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"podium.dev/podium/internal/authn"
@@ -26,7 +26,7 @@ func startServer(opts httpapi.Options, routes map[string]http.Handler) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
 	opts.Listener = ln
-	opts.Log = log.FromContext(ctx).WithName("test-server")
+	opts.Log = logf.FromContext(ctx).WithName("test-server")
 	srv := httpapi.New(opts)
 	for p, h := range routes {
 		srv.Handle(p, h)
@@ -156,7 +156,7 @@ var _ = Describe("The server", func() {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		Expect(err).NotTo(HaveOccurred())
 		entered, release := make(chan struct{}), make(chan struct{})
-		srv := httpapi.New(httpapi.Options{Listener: ln, Log: log.FromContext(ctx)})
+		srv := httpapi.New(httpapi.Options{Listener: ln, Log: logf.FromContext(ctx)})
 		srv.Handle("GET /slow", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			close(entered)
 			<-release

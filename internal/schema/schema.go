@@ -66,7 +66,7 @@ func Parse(raw []byte) (*Schema, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("is not valid JSON: %v", err)
+		return nil, fmt.Errorf("is not valid JSON: %w", err)
 	}
 	s, err := parseNode(v, "")
 	if err != nil {
@@ -113,7 +113,7 @@ func (s *Schema) parseKeyword(k string, val any, path string) error {
 	case "type":
 		types, err := parseTypes(val)
 		if err != nil {
-			return fmt.Errorf("%s: %v", at, err)
+			return fmt.Errorf("%s: %w", at, err)
 		}
 		s.Types = types
 	case "properties":

@@ -12,7 +12,6 @@ import (
 
 var (
 	envVarRe = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
-	uuidRe   = regexp.MustCompile(hubv1alpha1.UUIDPattern)
 )
 
 // MaxProviderChars bounds the provider label (SPEC 2.1).
@@ -159,7 +158,7 @@ func validateList(q url.Values) (listInput, error) {
 		j := q.Get("job_id")
 		if in.Scope == hubv1alpha1.ScopeUser {
 			errs.add("job_id", "must not be set when scope is user")
-		} else if !uuidRe.MatchString(j) {
+		} else if !hubv1alpha1.IsUUID(j) {
 			errs.add("job_id", "must be a UUID")
 		} else {
 			in.JobID = strings.ToLower(j)
@@ -207,7 +206,7 @@ func jobIDOf(scope hubv1alpha1.SecretScope, j *string, errs *fieldErrs) string {
 		errs.add("job_id", "is required when scope is job")
 	case scope == hubv1alpha1.ScopeUser && j != nil:
 		errs.add("job_id", "must not be set when scope is user")
-	case j != nil && !uuidRe.MatchString(*j):
+	case j != nil && !hubv1alpha1.IsUUID(*j):
 		errs.add("job_id", "must be a UUID")
 	case j != nil:
 		return strings.ToLower(*j)
@@ -219,7 +218,7 @@ func uuidField(field string, v *string, errs *fieldErrs) string {
 	if v == nil {
 		return ""
 	}
-	if !uuidRe.MatchString(*v) {
+	if !hubv1alpha1.IsUUID(*v) {
 		errs.add(field, "must be a UUID")
 		return ""
 	}

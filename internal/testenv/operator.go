@@ -53,7 +53,7 @@ func StartOperator(ctx context.Context, cfg *rest.Config) (*Operator, error) {
 		}
 		select {
 		case <-done:
-			return nil, fmt.Errorf("the operator stopped before it was ready: %v", op.err)
+			return nil, fmt.Errorf("the operator stopped before it was ready: %w", op.err)
 		case <-deadline:
 			return nil, fmt.Errorf("the operator was not ready within two minutes")
 		case <-time.After(50 * time.Millisecond):

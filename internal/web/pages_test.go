@@ -143,7 +143,13 @@ func newFixture(t *testing.T, ranked map[types.UID]Ranked, objs ...client.Object
 
 // get serves one request through the routes as a ServeMux would, as the given user
 // ("" = anonymous).
-func (f *fixture) get(t *testing.T, path, user string) (*http.Response, string) {
+// result is what a test reads of a response (its body is returned as a string).
+type result struct {
+	StatusCode int
+	Header     http.Header
+}
+
+func (f *fixture) get(t *testing.T, path, user string) (result, string) {
 	t.Helper()
 	mux := http.NewServeMux()
 	for pattern, h := range f.pages.Routes() {
@@ -156,8 +162,12 @@ func (f *fixture) get(t *testing.T, path, user string) (*http.Response, string) 
 	rec := httptest.NewRecorder()
 	mux.ServeHTTP(rec, req)
 	res := rec.Result()
-	body, _ := io.ReadAll(res.Body)
-	return res, string(body)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return result{StatusCode: res.StatusCode, Header: res.Header}, string(body)
 }
 
 // table reads the board table of a page: the header texts and each row's cell texts.

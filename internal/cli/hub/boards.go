@@ -537,7 +537,7 @@ func (c *Client) rowsByID(ctx context.Context, lb *hubv1alpha1.Leaderboard, rows
 		if r.ID == "" {
 			continue
 		}
-		if !IsUUID(r.ID) {
+		if !hubv1alpha1.IsUUID(r.ID) {
 			return nil, apierr.BadRequest(fmt.Sprintf("rows[%d].id", i), "%q is not a UUID", r.ID)
 		}
 		if _, dup := out[strings.ToLower(r.ID)]; dup {
@@ -572,7 +572,7 @@ func (c *Client) rowsByID(ctx context.Context, lb *hubv1alpha1.Leaderboard, rows
 		found[i] = r
 		return err
 	})
-	if err, _ := firstError(errs); err != nil {
+	if _, err := firstError(errs); err != nil {
 		return nil, err
 	}
 	for _, r := range found {

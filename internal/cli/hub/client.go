@@ -14,12 +14,11 @@ import (
 	"unicode"
 
 	"github.com/go-logr/logr"
-	"github.com/google/uuid"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
@@ -81,7 +80,7 @@ func New(o Options) (*Client, error) {
 	}
 	// A CLI reports errors itself; controller-runtime would otherwise warn on stderr
 	// that no logger was set.
-	ctrllog.SetLogger(logr.Discard())
+	logf.SetLogger(logr.Discard())
 	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the cluster: %w", err)
@@ -91,12 +90,6 @@ func New(o Options) (*Client, error) {
 		w = 16
 	}
 	return &Client{c: c, host: cfg.Host, org: o.Org, contextNS: ns, workers: w, ValidateFn: DefaultValidator}, nil
-}
-
-// IsUUID says whether s is a UUID (an id) rather than a slug.
-func IsUUID(s string) bool {
-	_, err := uuid.Parse(s)
-	return err == nil && len(s) == 36
 }
 
 // findByID lists objects labelled with the id, in --org when given, else in every
@@ -129,7 +122,7 @@ func (c *Client) notFound(what, id string) error {
 
 // Board finds a leaderboard by UUID or "<org>/<dataset>/<leaderboard>".
 func (c *Client) Board(ctx context.Context, ref string) (*hubv1alpha1.Leaderboard, error) {
-	if IsUUID(ref) {
+	if hubv1alpha1.IsUUID(ref) {
 		var list hubv1alpha1.LeaderboardList
 		if err := c.findByID(ctx, &list, ref); err != nil {
 			return nil, KubeError(err, "leaderboard "+ref)
@@ -166,7 +159,7 @@ func (c *Client) Board(ctx context.Context, ref string) (*hubv1alpha1.Leaderboar
 
 // Row finds a row by its UUID.
 func (c *Client) Row(ctx context.Context, id string) (*hubv1alpha1.LeaderboardRow, error) {
-	if !IsUUID(id) {
+	if !hubv1alpha1.IsUUID(id) {
 		return nil, apierr.BadRequest("row-id", "%q is not a UUID", id)
 	}
 	var list hubv1alpha1.LeaderboardRowList
@@ -195,7 +188,7 @@ func (c *Client) BoardOf(ctx context.Context, r *hubv1alpha1.LeaderboardRow) (*h
 func (c *Client) Boards(ctx context.Context, filter string) ([]hubv1alpha1.Leaderboard, error) {
 	var opts []client.ListOption
 	switch {
-	case filter != "" && !IsUUID(filter):
+	case filter != "" && !hubv1alpha1.IsUUID(filter):
 		org, ds, ok := strings.Cut(filter, "/")
 		if !ok || org == "" || ds == "" || strings.Contains(ds, "/") {
 			return nil, apierr.BadRequest("dataset", "%q is neither a UUID nor <org>/<dataset>", filter)

@@ -346,7 +346,7 @@ func nodeValue(n *yamlv3.Node, depth int, budget *int) (any, error) {
 		case "!!bool", "!!int", "!!float":
 			var v any
 			if err := n.Decode(&v); err != nil {
-				return nil, fmt.Errorf("line %d: %v", n.Line, err)
+				return nil, fmt.Errorf("line %d: %w", n.Line, err)
 			}
 			if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
 				return nil, fmt.Errorf("line %d: %s is not a JSON number", n.Line, n.Value)

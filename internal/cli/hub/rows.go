@@ -171,7 +171,7 @@ func (c *Client) DeleteRows(ctx context.Context, ids []string) ([]*hubv1alpha1.L
 		rows[i] = r
 		return err
 	})
-	if err, _ := firstError(errs); err != nil {
+	if _, err := firstError(errs); err != nil {
 		return nil, err
 	}
 	errs = parallel(ctx, c.workers, len(rows), func(ctx context.Context, i int) error {
@@ -181,7 +181,7 @@ func (c *Client) DeleteRows(ctx context.Context, ids []string) ([]*hubv1alpha1.L
 		}
 		return nil
 	})
-	if err, n := firstError(errs); err != nil {
+	if n, err := firstError(errs); err != nil {
 		ae := *apierr.As(err)
 		ae.Message += fmt.Sprintf(" (%d of %d rows were not deleted)", n, len(rows))
 		return nil, &ae
@@ -202,7 +202,7 @@ const (
 // the row changed meanwhile: the operation means the same on the newer row.
 func (c *Client) ChangeTrials(ctx context.Context, row *hubv1alpha1.LeaderboardRow, op TrialOp, ids []string) (*hubv1alpha1.LeaderboardRow, error) {
 	for i, id := range ids {
-		if !IsUUID(id) {
+		if !hubv1alpha1.IsUUID(id) {
 			return nil, apierr.BadRequest(fmt.Sprintf("trial_ids[%d]", i), "%q is not a UUID", id)
 		}
 	}

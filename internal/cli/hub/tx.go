@@ -77,8 +77,8 @@ func parallel(ctx context.Context, workers, n int, fn func(ctx context.Context, 
 	return errs
 }
 
-// firstError returns the first non-nil error and how many there are.
-func firstError(errs []error) (error, int) {
+// firstError returns how many errors there are and the first non-nil one.
+func firstError(errs []error) (int, error) {
 	var first error
 	n := 0
 	for _, err := range errs {
@@ -92,11 +92,11 @@ func firstError(errs []error) (error, int) {
 	if first == nil {
 		for _, err := range errs {
 			if err != nil {
-				return err, 1
+				return 1, err
 			}
 		}
 	}
-	return first, n
+	return n, first
 }
 
 // dryRun sends every write of the plan with dryRun=All, so the apiserver validates it
@@ -254,7 +254,7 @@ func (c *Client) writeAll(ctx context.Context, p *plan) error {
 	errs := parallel(ctx, c.workers, len(p.rows), func(ctx context.Context, i int) error {
 		return c.send(ctx, p.rows[i], false)
 	})
-	err, n := firstError(errs)
+	n, err := firstError(errs)
 	if err != nil && n > 1 {
 		ae := *apierr.As(err)
 		ae.Message += fmt.Sprintf(" (%d writes failed)", n)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/google/uuid"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -85,7 +84,7 @@ func (c *Client) ValidateRows(board *hubv1alpha1.LeaderboardSpec, rows []RowInpu
 		}
 		for j, t := range r.Spec.TrialIDs {
 			field := fmt.Sprintf("trial_ids[%d]", j)
-			if _, err := uuid.Parse(t); err != nil || len(t) != 36 {
+			if !hubv1alpha1.IsUUID(t) {
 				fields = append(fields, apierr.FieldError{Field: field, Message: fmt.Sprintf("%q is not a UUID", t)})
 				continue
 			}
