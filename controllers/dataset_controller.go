@@ -5,7 +5,6 @@ package controllers
 
 import (
 	"context"
-	"sort"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/dsversion"
 )
 
 // DatasetReconciler reports a Dataset's package slug and newest version.
@@ -33,7 +33,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	want := ds.Status.DeepCopy()
 	want.Package = ds.Namespace + "/" + ds.Name
 	want.LatestVersionID = ""
-	if v := LatestVersion(ds.Spec.Versions); v != nil {
+	if v := dsversion.Newest(ds.Spec.Versions); v != nil {
 		want.LatestVersionID = v.ID
 	}
 	want.ObservedGeneration = ds.Generation
@@ -50,36 +50,6 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	patch := client.MergeFrom(ds.DeepCopy())
 	ds.Status = *want
 	return ctrl.Result{}, r.Status().Patch(ctx, ds, patch)
-}
-
-// LatestVersion returns the newest version (by createdAt; on a tie the greater id, so
-// the answer never depends on list order), or nil when there is none.
-func LatestVersion(versions []hubv1alpha1.DatasetVersion) *hubv1alpha1.DatasetVersion {
-	var latest *hubv1alpha1.DatasetVersion
-	for i := range versions {
-		v := &versions[i]
-		if latest == nil || v.CreatedAt.After(latest.CreatedAt.Time) ||
-			(v.CreatedAt.Equal(&latest.CreatedAt) && v.ID > latest.ID) {
-			latest = v
-		}
-	}
-	return latest
-}
-
-// versionsByAge returns the version ids oldest first (ties by id).
-func versionsByAge(versions []hubv1alpha1.DatasetVersion) []string {
-	vs := append([]hubv1alpha1.DatasetVersion(nil), versions...)
-	sort.SliceStable(vs, func(i, j int) bool {
-		if !vs[i].CreatedAt.Equal(&vs[j].CreatedAt) {
-			return vs[i].CreatedAt.Before(&vs[j].CreatedAt)
-		}
-		return vs[i].ID < vs[j].ID
-	})
-	ids := make([]string, len(vs))
-	for i, v := range vs {
-		ids[i] = v.ID
-	}
-	return ids
 }
 
 // SetupWithManager registers the reconciler.

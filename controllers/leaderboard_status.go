@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/dsversion"
 	"podium.dev/podium/internal/accessor"
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/schema"
@@ -192,7 +193,7 @@ func resolveVersions(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, st *h
 // tells "resolved to none" from "not resolved yet".
 func ResolveVersionIDs(refs, ids *[]string, versions []hubv1alpha1.DatasetVersion) ([]string, *problem) {
 	if refs == nil && ids == nil {
-		all := versionsByAge(versions)
+		all := dsversion.IDsByAge(versions)
 		return all, nil
 	}
 	out := []string{}
@@ -206,7 +207,7 @@ func ResolveVersionIDs(refs, ids *[]string, versions []hubv1alpha1.DatasetVersio
 	var missing []string
 	if refs != nil {
 		for i, ref := range *refs {
-			if v := findVersionByRef(ref, versions); v != nil {
+			if v := dsversion.ByRef(ref, versions); v != nil {
 				add(v.ID)
 			} else {
 				missing = append(missing, fmt.Sprintf("datasetVersionRefs[%d] %q", i, ref))
@@ -215,7 +216,7 @@ func ResolveVersionIDs(refs, ids *[]string, versions []hubv1alpha1.DatasetVersio
 	}
 	if ids != nil {
 		for i, id := range *ids {
-			if v := findVersionByID(id, versions); v != nil {
+			if v := dsversion.ByID(id, versions); v != nil {
 				add(v.ID)
 			} else {
 				missing = append(missing, fmt.Sprintf("datasetVersionIDs[%d] %q", i, id))
@@ -226,27 +227,6 @@ func ResolveVersionIDs(refs, ids *[]string, versions []hubv1alpha1.DatasetVersio
 		return nil, &problem{hubv1alpha1.ReasonVersionNotFound, "no such dataset version: " + strings.Join(missing, ", ")}
 	}
 	return out, nil
-}
-
-func findVersionByRef(ref string, versions []hubv1alpha1.DatasetVersion) *hubv1alpha1.DatasetVersion {
-	if ref == "latest" {
-		return LatestVersion(versions)
-	}
-	for i := range versions {
-		if versions[i].Tag == ref {
-			return &versions[i]
-		}
-	}
-	return nil
-}
-
-func findVersionByID(id string, versions []hubv1alpha1.DatasetVersion) *hubv1alpha1.DatasetVersion {
-	for i := range versions {
-		if strings.EqualFold(versions[i].ID, id) {
-			return &versions[i]
-		}
-	}
-	return nil
 }
 
 // undeclaredAccessors names every column and rankBy accessor that points at a property

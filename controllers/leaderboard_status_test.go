@@ -57,16 +57,6 @@ func TestResolveVersionIDs(t *testing.T) {
 	}
 }
 
-func TestLatestVersionTieBreaksByID(t *testing.T) {
-	v := []hubv1alpha1.DatasetVersion{version("b", "x", 3), version("a", "y", 3), version("c", "z", 1)}
-	if got := LatestVersion(v).ID; got != "b" {
-		t.Errorf("LatestVersion = %q, want b", got)
-	}
-	if LatestVersion(nil) != nil {
-		t.Error("LatestVersion(nil) != nil")
-	}
-}
-
 func TestUndeclaredAccessors(t *testing.T) {
 	meta, _ := schema.Parse([]byte(`{"properties":{"agent":{"type":"string"}}}`))
 	metrics, _ := schema.Parse([]byte(`{"type":"object"}`))

@@ -17,6 +17,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/dsversion"
 )
 
 // Request limits: far above a real run configuration, low enough to bound the work.
@@ -263,7 +264,8 @@ func (h *Handler) taskEnvs(ctx context.Context, c *authn.Caller, refs []datasetR
 			problems = append(problems, Warning{ref.Field + ".name", "dataset " + slug + " not found; its tasks were not checked"})
 			continue
 		}
-		v, found := ResolveVersion(ds, ref.Version)
+		v := dsversion.Find(ref.Version, ds.Spec.Versions)
+		found := v != nil
 		if !found {
 			problems = append(problems, Warning{ref.Field + ".version", "dataset " + slug + " has no version " + ref.Version + "; its tasks were not checked"})
 			continue

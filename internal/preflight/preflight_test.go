@@ -5,10 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
@@ -249,31 +247,6 @@ func TestEvaluate(t *testing.T) {
 				t.Errorf("Evaluate (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestResolveVersion(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ds := &hubv1alpha1.Dataset{Spec: hubv1alpha1.DatasetSpec{Versions: []hubv1alpha1.DatasetVersion{
-		{ID: "00000000-0000-0000-0000-000000000001", Tag: "1.0", CreatedAt: metav1.NewTime(t0)},
-		{ID: "00000000-0000-0000-0000-000000000003", Tag: "3.0", CreatedAt: metav1.NewTime(t0.Add(2 * time.Hour))},
-		{ID: "00000000-0000-0000-0000-000000000002", Tag: "2.0", CreatedAt: metav1.NewTime(t0.Add(time.Hour))},
-	}}}
-	for ref, want := range map[string]string{
-		"latest": "3.0", "": "3.0", "1.0": "1.0", "00000000-0000-0000-0000-000000000002": "2.0",
-		"00000000-0000-0000-0000-00000000000A": "", "4.0": "",
-	} {
-		v, ok := ResolveVersion(ds, ref)
-		got := ""
-		if ok {
-			got = v.Tag
-		}
-		if got != want {
-			t.Errorf("ResolveVersion(%q) = %q, want %q", ref, got, want)
-		}
-	}
-	if _, ok := ResolveVersion(&hubv1alpha1.Dataset{}, "latest"); ok {
-		t.Error("latest of a dataset without versions resolved")
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -63,7 +62,7 @@ func Ranked(lb *hubv1alpha1.Leaderboard, rows []hubv1alpha1.LeaderboardRow) []Ra
 	var eligible []*hubv1alpha1.LeaderboardRow
 	var rest []*hubv1alpha1.LeaderboardRow
 	for i := range rows {
-		if IsRanked(&rows[i]) {
+		if ranking.Ranked(&rows[i]) {
 			eligible = append(eligible, &rows[i])
 		} else {
 			rest = append(rest, &rows[i])
@@ -80,16 +79,6 @@ func Ranked(lb *hubv1alpha1.Leaderboard, rows []hubv1alpha1.LeaderboardRow) []Ra
 	return out
 }
 
-// IsRanked is the server's rule: the row is shown and its Valid condition is True for
-// its current generation.
-func IsRanked(r *hubv1alpha1.LeaderboardRow) bool {
-	if r.Spec.Visibility != "" && r.Spec.Visibility != hubv1alpha1.RowDisplay {
-		return false
-	}
-	c := condition(r.Status.Conditions, hubv1alpha1.ConditionValid, r.Generation)
-	return c != nil && c.Status == metav1.ConditionTrue
-}
-
 func byCreation(a, b *hubv1alpha1.LeaderboardRow) int {
 	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
 		return c
@@ -103,7 +92,7 @@ func sortByCreation(rows []hubv1alpha1.LeaderboardRow) {
 
 // RankOf returns a row's rank on its board (0 when unranked).
 func (c *Client) RankOf(ctx context.Context, lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) (int, error) {
-	if !IsRanked(row) {
+	if !ranking.Ranked(row) {
 		return 0, nil
 	}
 	rows, err := c.BoardRows(ctx, lb)
