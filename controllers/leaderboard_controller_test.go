@@ -48,7 +48,7 @@ var _ = Describe("The Leaderboard controller", func() {
 		return lb
 	}
 
-	It("resolves dataset versions by SPEC 2.2 rules 1-3, once", func() {
+	It("resolves dataset versions by the rules of docs/leaderboards.md, once", func() {
 		all := withVersions("all", nil, nil)
 		none := withVersions("none", &[]string{}, &[]string{})
 		refs := withVersions("refs", &[]string{"latest", "1.0", "2.0"}, nil)

@@ -162,7 +162,8 @@ func slugOwner(lb *hubv1alpha1.Leaderboard, same []hubv1alpha1.Leaderboard) *hub
 }
 
 // resolvedFrom is what status.resolvedFrom records: the spec's refs and ids, with
-// omitted (null) and empty ([]) kept apart because SPEC 2.2 treats them differently.
+// omitted (null) and empty ([]) kept apart because they mean different things
+// (docs/leaderboards.md, "Dataset versions").
 func resolvedFrom(spec *hubv1alpha1.LeaderboardSpec) string {
 	b, _ := json.Marshal(struct {
 		Refs *[]string `json:"refs"`
@@ -171,7 +172,8 @@ func resolvedFrom(spec *hubv1alpha1.LeaderboardSpec) string {
 	return string(b)
 }
 
-// resolveVersions fills st.DatasetVersionIDs once (SPEC 2.2 rules 1-3): again only
+// resolveVersions fills st.DatasetVersionIDs once (docs/leaderboards.md, "Dataset
+// versions"): again only
 // when the spec's refs/ids change or the board now points at another dataset. On an
 // unknown ref or id the previous resolution stays and the problem names it.
 func resolveVersions(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, st *hubv1alpha1.LeaderboardStatus) *problem {
@@ -187,7 +189,8 @@ func resolveVersions(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, st *h
 	return nil
 }
 
-// ResolveVersionIDs applies SPEC 2.2's rules to a dataset's current versions: both
+// ResolveVersionIDs applies the rules of docs/leaderboards.md ("Dataset versions") to a
+// dataset's current versions: both
 // omitted means every version (oldest first); otherwise the refs ("latest" = the newest
 // version, or a tag) then the ids, in order, without duplicates. status.versionsResolved
 // tells "resolved to none" from "not resolved yet".

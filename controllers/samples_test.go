@@ -75,6 +75,6 @@ var _ = Describe("The samples in config/samples", func() {
 
 		By("explaining every field")
 		Expect(run("explain", "leaderboard.spec.rankBy.nulls")).To(ContainSubstring("places rows without a value first or last"))
-		Expect(run("explain", "lbrow.spec.visibility")).To(ContainSubstring("SPEC's row status"))
+		Expect(run("explain", "lbrow.spec.visibility")).To(ContainSubstring("the row's status"))
 	})
 })

@@ -78,7 +78,7 @@ type SecretValueRef struct {
 	Key string `json:"key,omitempty"`
 }
 
-// HostedSecretSpec is a stored secret's metadata (SPEC 2.1). The value itself lives
+// HostedSecretSpec is a stored secret's metadata (docs/secrets.md). The value itself lives
 // only in the referenced Kubernetes Secret and is never shown back.
 // +kubebuilder:validation:XValidation:rule="self.scope != 'job' || has(self.jobID)",message="jobID is required when scope is job"
 // +kubebuilder:validation:XValidation:rule="self.scope != 'user' || !has(self.jobID)",message="jobID must not be set when scope is user"

@@ -113,7 +113,7 @@ type RankRule struct {
 	Nulls NullsPlacement `json:"nulls,omitempty"`
 }
 
-// LeaderboardSpec is a leaderboard's definition (SPEC 2.2).
+// LeaderboardSpec is a leaderboard's definition (docs/leaderboards.md).
 // +kubebuilder:validation:XValidation:rule="has(self.package) != has(self.packageID)",message="exactly one of package or packageID must be set"
 // +kubebuilder:validation:XValidation:rule="has(self.package) == has(oldSelf.package) && has(self.packageID) == has(oldSelf.packageID)",message="package and packageID are immutable"
 type LeaderboardSpec struct {

@@ -5,8 +5,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// RowVisibility is SPEC's row status: display shows the row, hide hides it. It is
-// called visibility here because status is the Kubernetes observed state.
+// RowVisibility is the row's status in the read and the CLI: display shows the row,
+// hide hides it. It is called visibility here because status is the Kubernetes
+// observed state.
 // +kubebuilder:validation:Enum=display;hide
 type RowVisibility string
 
@@ -15,7 +16,7 @@ const (
 	RowHide    RowVisibility = "hide"
 )
 
-// LeaderboardRowSpec is one result row of a leaderboard (SPEC 2.5).
+// LeaderboardRowSpec is one result row of a leaderboard (docs/leaderboards.md).
 type LeaderboardRowSpec struct {
 	// leaderboard is the object name of the Leaderboard (same namespace) this row
 	// belongs to. Immutable.
@@ -36,7 +37,8 @@ type LeaderboardRowSpec struct {
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
 	Metrics *apiextensionsv1.JSON `json:"metrics,omitempty"`
-	// visibility is SPEC's row status: display (default) shows the row, hide hides it.
+	// visibility is the row's status in the read and the CLI: display (default) shows
+	// the row, hide hides it.
 	// +optional
 	// +kubebuilder:default=display
 	Visibility RowVisibility `json:"visibility,omitempty"`

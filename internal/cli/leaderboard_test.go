@@ -148,7 +148,7 @@ var _ = Describe("global flags", func() {
 })
 
 var _ = Describe("leaderboard init, create, list, show", func() {
-	It("writes the example SPEC describes and never overwrites without --force", func() {
+	It("writes the example docs/cli.md describes and never overwrites without --force", func() {
 		org, home := newOrg("cli-init")
 		y := filepath.Join(home, "lb.yaml")
 		ok(home, "hub", "leaderboard", "init", "--package", org+"/bench", "--name", "main", "--title", "Main", "--output", y)

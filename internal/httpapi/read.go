@@ -19,7 +19,7 @@ import (
 	"podium.dev/podium/internal/wire"
 )
 
-// Paging of the public read (DECISIONS.md).
+// Paging of the public read (docs/http-api.md).
 const (
 	DefaultPageSize = 50
 	MaxPageSize     = 1000
@@ -152,7 +152,7 @@ func parseRead(r *http.Request) (target, error) {
 }
 
 // setCORS allows any origin to read, without credentials: a private board is read from
-// a server with a token, never from browser code (SPEC 5.4), so Authorization is not an
+// a server with a token, never from browser code (docs/http-api.md, CORS), so Authorization is not an
 // allowed header.
 func setCORS(h http.Header) {
 	h["Access-Control-Allow-Origin"] = anyOrigin

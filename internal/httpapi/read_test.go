@@ -90,7 +90,7 @@ var _ = Describe("POST /v1/leaderboard-read", func() {
 		Expect(b.Rows).To(HaveLen(7))
 	})
 
-	It("serves the leaderboard and row fields DECISIONS.md lists", func() {
+	It("serves the leaderboard and row fields docs/http-api.md lists", func() {
 		ns := newOrg()
 		lb := newBoard(ns, hubv1alpha1.VisibilityPublic)
 		row := newRow(lb, "only", 1.5)

@@ -1,4 +1,4 @@
-// Package preflight is the advisory check of SPEC 4.4: will every agent of a run
+// Package preflight is the advisory check of docs/secrets.md (Preflight): will every agent of a run
 // receive a credential its model can authenticate with, and can every environment
 // variable the run's tasks hard-require be supplied? The logic here is pure; the HTTP
 // handler gathers its inputs (HostedSecret metadata and Dataset versions from the cache,
@@ -39,7 +39,7 @@ var (
 	envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 )
 
-// Defaults returns the built-in configuration (DECISIONS.md).
+// Defaults returns the built-in configuration (docs/secrets.md, Preflight).
 func Defaults() *Config {
 	c, err := ParseConfig(defaultsYAML)
 	if err != nil {

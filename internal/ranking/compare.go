@@ -9,7 +9,7 @@ import (
 // order is a board's ranking: its rules, and for each rule whether its values are
 // compared as strings.
 //
-// DECISIONS.md says a number against a string compares as strings. Taken pair by pair
+// A number against a string compares as strings (docs/ranking.md). Taken pair by pair
 // that is not an order (9 < 10 as numbers, "10" < "5" and "5" < "9" as strings: a
 // cycle), and an index needs one. So a rule whose ranked values mix numbers and strings
 // compares all of its values as strings (numbers by their JavaScript string form);

@@ -23,7 +23,7 @@ import (
 // resource is the RBAC resource every secrets decision is about.
 const resource = "hostedsecrets"
 
-// Record is a secret's metadata as the HTTP API shows it (SPEC 2.1). It has no field
+// Record is a secret's metadata as the HTTP API shows it (docs/secrets.md). It has no field
 // that could hold the value.
 type Record struct {
 	ID         string  `json:"id"`
@@ -38,7 +38,7 @@ type Record struct {
 	LastUsedAt *string `json:"last_used_at"`
 }
 
-// Existing is the active secret a 409 replacement_required names (SPEC 4.1).
+// Existing is the active secret a 409 replacement_required names (docs/secrets.md).
 type Existing struct {
 	ID         string `json:"id"`
 	Scope      string `json:"scope"`

@@ -14,7 +14,7 @@ var (
 	envVarRe = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
 )
 
-// MaxProviderChars bounds the provider label (SPEC 2.1).
+// MaxProviderChars bounds the provider label (docs/secrets.md).
 const MaxProviderChars = 64
 
 // storeBody is the body of POST /v1/secrets. Pointers tell a missing field from an

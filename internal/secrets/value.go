@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// Value limits (DECISIONS.md: value 1 B-64 KiB).
+// Value limits (docs/secrets.md: a value is 1 B to 64 KiB).
 const (
 	MinValueBytes = 1
 	MaxValueBytes = 64 << 10

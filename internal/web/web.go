@@ -276,7 +276,7 @@ func (p *Pages) findBoard(ctx context.Context, org, dataset, name string) (*hubv
 	return boardres.Owner(list.Items), nil
 }
 
-// mayRead is the private read rule of DECISIONS.md: an authenticated caller allowed to
+// mayRead is the private read rule (docs/web.md, Authorization): an authenticated caller allowed to
 // `get leaderboards` in the board's namespace. Anonymous callers never are.
 func (p *Pages) mayRead(ctx context.Context, lb *hubv1alpha1.Leaderboard) (bool, error) {
 	caller := authn.CallerFrom(ctx)

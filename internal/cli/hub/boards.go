@@ -16,10 +16,10 @@ import (
 	"podium.dev/podium/internal/wire"
 )
 
-// MaxRowsPerRequest is SPEC 8's limit of new rows per create request.
+// MaxRowsPerRequest is the limit of new rows per create request (docs/cli.md).
 const MaxRowsPerRequest = 500
 
-// Config is a definition file as read: SPEC's snake_case file, or manifests.
+// Config is a definition file as read: a snake_case board file, or manifests (docs/cli.md, Files).
 type Config struct {
 	File     *BoardFile
 	Manifest *Manifest
@@ -249,7 +249,7 @@ type UpdateRequest struct {
 	Description *string
 	Visibility  string
 	// VersionFlags is true when a dataset-version flag was given: Refs and IDs then
-	// replace the associations (SPEC 4.6 rule 3).
+	// replace the associations (docs/cli.md).
 	VersionFlags bool
 	Refs, IDs    []string
 	Rows         *RowsFile
@@ -409,7 +409,7 @@ func applyConfig(lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec,
 	return nil
 }
 
-// specDiff lists the definition fields that differ, in SPEC's names.
+// specDiff lists the definition fields that differ, in the file's (snake_case) names.
 func specDiff(a, b *hubv1alpha1.LeaderboardSpec) []FieldDiff {
 	fa, fb := FileFromSpec(a), FileFromSpec(b)
 	ma, mb := toMap(fa), toMap(fb)
@@ -602,7 +602,7 @@ func mergeRow(cur *hubv1alpha1.LeaderboardRowSpec, fr *RowFile) hubv1alpha1.Lead
 	return next
 }
 
-// rowDiff names the SPEC fields that differ between two row specs.
+// rowDiff names the file fields that differ between two row specs.
 func rowDiff(a, b *hubv1alpha1.LeaderboardRowSpec) []string {
 	var out []string
 	if !jsonEqual(objectOrEmpty(a.Metadata), objectOrEmpty(b.Metadata)) {
@@ -629,7 +629,7 @@ func rowDiff(a, b *hubv1alpha1.LeaderboardRowSpec) []string {
 	return out
 }
 
-// ExportBoard renders a board's definition as a file: SPEC's fields with
+// ExportBoard renders a board's definition as a file: the file's fields with
 // leaderboard_id and expected_updated_at, or (format manifest) the board and all its
 // rows as Kubernetes manifests.
 func (c *Client) ExportBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, format, fileFormat Format) ([]byte, error) {
@@ -650,7 +650,7 @@ func (c *Client) ExportBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, f
 	return Marshal(f, fileFormat)
 }
 
-// InitFile is the example definition `init` writes (SPEC 4.6): an agent text column,
+// InitFile is the example definition `init` writes (docs/cli.md): an agent text column,
 // a reward number column, ranked by reward, highest first, missing rewards last.
 func InitFile(pkg, name, title string) BoardFile {
 	desc := "Results of agents on " + pkg + "."

@@ -1,5 +1,5 @@
 // Package hub is the podium CLI's client of the Kubernetes API: it finds leaderboards
-// and rows by id or slug without scanning, maps SPEC's files onto Podium's objects,
+// and rows by id or slug without scanning, maps board and row files (docs/cli.md) onto Podium's objects,
 // and writes them concurrently and all-or-nothing. The cobra layer (package cli) only
 // parses flags and prints.
 package hub
@@ -238,7 +238,7 @@ func (c *Client) BoardRows(ctx context.Context, lb *hubv1alpha1.Leaderboard) ([]
 }
 
 // KubeError turns an apiserver error into the CLI's error envelope, naming what was
-// being done. Field paths are written in SPEC's snake_case.
+// being done. Field paths are written in the files' snake_case.
 func KubeError(err error, what string) error {
 	if err == nil {
 		return nil
@@ -286,7 +286,7 @@ func KubeError(err error, what string) error {
 	return apierr.New(int(se.Status().Code), apierr.CodeInternal, "%s: %s", what, msg)
 }
 
-// SnakePath writes a Kubernetes field path ("spec.rankBy[0].direction") as SPEC's
+// SnakePath writes a Kubernetes field path ("spec.rankBy[0].direction") as the files'
 // ("rank_by[0].direction").
 func SnakePath(p string) string {
 	p = strings.TrimPrefix(p, "spec.")

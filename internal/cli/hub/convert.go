@@ -199,7 +199,7 @@ func BoardToJSON(lb *hubv1alpha1.Leaderboard) BoardJSON {
 	return b
 }
 
-// RowJSON is a row as the CLI's --json prints it: DECISIONS' read fields, the trial
+// RowJSON is a row as the CLI's --json prints it: the read's fields (docs/http-api.md), the trial
 // ids, and whether the values are valid (and which fields are not).
 type RowJSON struct {
 	ID            string                   `json:"id"`

@@ -20,7 +20,7 @@ import (
 	"podium.dev/podium/internal/apierr"
 )
 
-// Format is how a file is written: SPEC's YAML or JSON, or Kubernetes manifests.
+// Format is how a file is written: a board or rows file in YAML or JSON, or Kubernetes manifests.
 type Format string
 
 const (
@@ -30,7 +30,7 @@ const (
 )
 
 // FormatOf returns the format an extension implies (.yaml/.yml or .json), or an error
-// naming the accepted extensions (SPEC 4.6 rule 9).
+// naming the accepted extensions (docs/cli.md, Files).
 func FormatOf(path string) (Format, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".yaml", ".yml":

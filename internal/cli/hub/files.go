@@ -6,7 +6,7 @@ import (
 	"podium.dev/podium/internal/wire"
 )
 
-// BoardFile is a leaderboard definition as SPEC 2.2 writes it (snake_case), the shape of
+// BoardFile is a leaderboard definition file (snake_case; docs/cli.md, Files), the shape of
 // `init`, `export` and `create/update --config` files. LeaderboardID and
 // ExpectedUpdatedAt are written by export: update checks them, create ignores them.
 type BoardFile struct {
@@ -26,7 +26,7 @@ type BoardFile struct {
 	DatasetVersionIDs  *[]string       `json:"dataset_version_ids,omitempty"`
 }
 
-// RowsFile is SPEC 2.6's rows file. Exports also carry the board's identity, which
+// RowsFile is a rows file (docs/cli.md, Files). Exports also carry the board's identity, which
 // `update --rows` checks.
 type RowsFile struct {
 	LeaderboardID string    `json:"leaderboard_id,omitempty"`
@@ -35,7 +35,7 @@ type RowsFile struct {
 	Rows          []RowFile `json:"rows"`
 }
 
-// RowFile is SPEC 2.5's row. ID and ExpectedUpdatedAt are written by export: a row with
+// RowFile is a row of a rows file. ID and ExpectedUpdatedAt are written by export: a row with
 // an id updates that row (refused as stale when it changed since), one without is new.
 // LeaderboardID is set only in a one-row export (`row export <row-id>`).
 type RowFile struct {

@@ -15,7 +15,7 @@ import (
 )
 
 // Marshal renders v as indented JSON or as block-style YAML keeping the field order of
-// the JSON (so files read top to bottom like SPEC's tables).
+// the JSON (so files read top to bottom in the order docs/cli.md lists the fields).
 func Marshal(v any, f Format) ([]byte, error) {
 	j, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -76,7 +76,7 @@ func plainIsString11(s string) bool {
 	return ok && got == s
 }
 
-// WriteFile writes data to path, refusing an existing file unless force (SPEC 4.6
+// WriteFile writes data to path, refusing an existing file unless force (docs/cli.md
 // rule 9). The data goes to a temporary file first so a failure leaves no half file.
 func WriteFile(path string, data []byte, force bool) error {
 	if _, err := os.Stat(path); err == nil && !force {
