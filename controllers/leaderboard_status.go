@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/dsversion"
 	"podium.dev/podium/internal/accessor"
 	"podium.dev/podium/internal/boardres"
+	"podium.dev/podium/internal/dsversion"
 	"podium.dev/podium/internal/schema"
 )
 
