@@ -22,7 +22,8 @@ import (
 // informer's indexer directly, under the very index names and keys controller-runtime's
 // cache reader uses for the same List: "field:<field>", and "<namespace>/<value>" or
 // "__all_namespaces/<value>". If the indexer lacks either index, the read lists as
-// before; the HTTP API suite, which runs the real manager, pins the keys.
+// before; lookup_test.go, against a real controller-runtime cache, fails when an
+// upgrade changes the names or keys.
 
 // informerGetter is the part of cache.Cache the read needs.
 type informerGetter interface {
