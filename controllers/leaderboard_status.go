@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -267,10 +268,8 @@ func truncate(s string, n int) string {
 		return s
 	}
 	cut := n - len(" ...")
-	for cut > 0 && !isRuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + " ..."
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

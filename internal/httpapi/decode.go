@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 
 	"podium.dev/podium/internal/apierr"
@@ -264,7 +265,7 @@ func plainInt(b []byte, i int) (int64, int, bool) {
 
 // validPackage is packageRE without the regexp engine.
 func validPackage(s string) bool {
-	org, ds, ok := cutByte(s, '/')
+	org, ds, ok := strings.Cut(s, "/")
 	return ok && slugPart(org, false) && slugPart(ds, true)
 }
 
@@ -282,12 +283,3 @@ func slugPart(s string, dots bool) bool {
 }
 
 func alnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-
-func cutByte(s string, sep byte) (before, after string, found bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == sep {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
-}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 
 	toolscache "k8s.io/client-go/tools/cache"
@@ -92,7 +93,7 @@ func lookup(idx toolscache.Indexer, t target) (lb *hubv1alpha1.Leaderboard, ok b
 	if t.id != "" {
 		objs, err = idx.ByIndex(uidIndexName, allNamespaces+t.id)
 	} else {
-		org, _, _ := cutByte(t.pkg, '/')
+		org, _, _ := strings.Cut(t.pkg, "/")
 		objs, err = idx.ByIndex(slugIndexName, org+"/"+t.pkg+"/"+t.name)
 	}
 	if err != nil {

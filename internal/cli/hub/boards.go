@@ -2,6 +2,7 @@ package hub
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -377,8 +378,8 @@ func applyConfig(lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec,
 	if f.LeaderboardID != "" && f.LeaderboardID != string(lb.UID) {
 		return apierr.BadRequest("leaderboard_id", "the file is for leaderboard %s, not %s", f.LeaderboardID, lb.UID)
 	}
-	curPkg := firstNonEmpty(lb.Spec.Package, lb.Status.Package)
-	curPkgID := firstNonEmpty(lb.Spec.PackageID, lb.Status.PackageID)
+	curPkg := cmp.Or(lb.Spec.Package, lb.Status.Package)
+	curPkgID := cmp.Or(lb.Spec.PackageID, lb.Status.PackageID)
 	if f.Package != "" && f.Package != curPkg {
 		return apierr.Invalid(apierr.FieldError{Field: "package", Message: fmt.Sprintf("cannot be changed (is %q, the file says %q)", curPkg, f.Package)})
 	}

@@ -5,6 +5,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -210,8 +211,8 @@ func (c *Client) Boards(ctx context.Context, filter string) ([]hubv1alpha1.Leade
 	}
 	var out []hubv1alpha1.Leaderboard
 	for _, lb := range list.Items {
-		pkg := firstNonEmpty(lb.Spec.Package, lb.Status.Package)
-		pkgID := firstNonEmpty(lb.Spec.PackageID, lb.Status.PackageID)
+		pkg := cmp.Or(lb.Spec.Package, lb.Status.Package)
+		pkgID := cmp.Or(lb.Spec.PackageID, lb.Status.PackageID)
 		if pkg == filter || strings.EqualFold(pkgID, filter) {
 			out = append(out, lb)
 		}

@@ -252,12 +252,3 @@ func condition(conds []metav1.Condition, typ string, generation int64) *metav1.C
 	}
 	return nil
 }
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}

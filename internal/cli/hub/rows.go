@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -248,7 +249,7 @@ func dedupe(ids []string) []string {
 // RowsExport is a board's rows as `row export --all` writes them: the board's identity
 // and every row with its id and expected_updated_at, ready for `update --rows`.
 func RowsExport(lb *hubv1alpha1.Leaderboard, rows []hubv1alpha1.LeaderboardRow) RowsFile {
-	f := RowsFile{LeaderboardID: string(lb.UID), Package: firstNonEmpty(lb.Spec.Package, lb.Status.Package), Name: lb.Spec.Name, Rows: []RowFile{}}
+	f := RowsFile{LeaderboardID: string(lb.UID), Package: cmp.Or(lb.Spec.Package, lb.Status.Package), Name: lb.Spec.Name, Rows: []RowFile{}}
 	sortByCreation(rows)
 	for i := range rows {
 		f.Rows = append(f.Rows, RowFileFromObject(&rows[i]))
