@@ -196,17 +196,17 @@ var _ = Describe("The Leaderboard controller", func() {
 		lb := board(ns, "foreign", "ds")
 		lb.Spec.Package = other + "/theirs"
 		Expect(k8sClient.Create(ctx, lb)).To(Succeed())
-		notReady(lb, hubv1alpha1.ReasonPackageWrongOrg, other+"/theirs", "another organization")
+		notReady(lb, hubv1alpha1.ReasonPackageInOtherOrg, other+"/theirs", "another organization")
 
 		byID := board(ns, "foreign-id", "ds")
 		byID.Spec.Package, byID.Spec.PackageID = "", string(theirs.UID)
 		Expect(k8sClient.Create(ctx, byID)).To(Succeed())
-		notReady(byID, hubv1alpha1.ReasonPackageWrongOrg, other+"/theirs")
+		notReady(byID, hubv1alpha1.ReasonPackageInOtherOrg, other+"/theirs")
 
 		missing := board(ns, "foreign-missing", "ds")
 		missing.Spec.Package = other + "/none"
 		Expect(k8sClient.Create(ctx, missing)).To(Succeed())
-		notReady(missing, hubv1alpha1.ReasonPackageWrongOrg, other+"/none")
+		notReady(missing, hubv1alpha1.ReasonPackageInOtherOrg, other+"/none")
 	})
 
 	It("waits for a missing dataset and becomes Ready when it appears", func() {

@@ -53,7 +53,7 @@ func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts, now time.Time) hubv1
 		st.Package = f.dataset.Namespace + "/" + f.dataset.Name
 		st.PackageID = string(f.dataset.UID)
 	case f.datasetElsewhere != nil:
-		problems = append(problems, problem{hubv1alpha1.ReasonPackageWrongOrg, fmt.Sprintf(
+		problems = append(problems, problem{hubv1alpha1.ReasonPackageInOtherOrg, fmt.Sprintf(
 			"package: %s/%s belongs to another organization: a leaderboard must live in its dataset's namespace %q",
 			f.datasetElsewhere.Namespace, f.datasetElsewhere.Name, f.datasetElsewhere.Namespace)})
 	case lb.Spec.Package != "":

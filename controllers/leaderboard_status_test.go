@@ -96,7 +96,7 @@ func TestBoardStatusReasons(t *testing.T) {
 		{"ready", nil, boardFacts{dataset: ds, rows: 3, ranked: 2}, hubv1alpha1.ReasonReady, "leaderboard is ready with 1 dataset versions"},
 		{"dataset missing", nil, boardFacts{}, hubv1alpha1.ReasonDatasetNotFound, `package: dataset "org/ds" does not exist`},
 		{"dataset elsewhere", nil, boardFacts{datasetElsewhere: &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "ds"}}},
-			hubv1alpha1.ReasonPackageWrongOrg, `package: other/ds belongs to another organization: a leaderboard must live in its dataset's namespace "other"`},
+			hubv1alpha1.ReasonPackageInOtherOrg, `package: other/ds belongs to another organization: a leaderboard must live in its dataset's namespace "other"`},
 		{"older namesake", nil, boardFacts{dataset: ds, sameName: []hubv1alpha1.Leaderboard{*base(), older}},
 			hubv1alpha1.ReasonDuplicateName, `name: leaderboard "main" (object old) of package org/ds already has this name`},
 		{"invalid schema first, then the rest", func(lb *hubv1alpha1.Leaderboard) {
@@ -174,7 +174,7 @@ func TestRowStatus(t *testing.T) {
 	}{
 		{"valid", lb, `{"reward":1}`, ``, hubv1alpha1.ReasonValuesValid, 0, 4},
 		{"invalid", lb, `{"reward":"x"}`, ``, hubv1alpha1.ReasonValuesInvalid, 1, 4},
-		{"no board", nil, `{"reward":1}`, ``, hubv1alpha1.ReasonLeaderboardWait, 0, 0},
+		{"no board", nil, `{"reward":1}`, ``, hubv1alpha1.ReasonLeaderboardNotFound, 0, 0},
 		{"invalid fields are capped", strict, `{}`, many, hubv1alpha1.ReasonValuesInvalid, maxInvalidFields, 4},
 	}
 	for _, tt := range tests {

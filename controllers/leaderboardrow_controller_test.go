@@ -176,7 +176,7 @@ var _ = Describe("The LeaderboardRow controller", func() {
 	It("keeps a row whose board does not exist waiting, and validates it when the board appears", func() {
 		early := row(ns, "early", "not-yet", map[string]any{"reward": 1})
 		Expect(k8sClient.Create(ctx, early)).To(Succeed())
-		validity(early, metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardWait)
+		validity(early, metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardNotFound)
 		Expect(valid(Default, early).Message).To(ContainSubstring(`"not-yet"`))
 		Expect(metav1.GetControllerOf(early)).To(BeNil())
 
@@ -235,7 +235,7 @@ var _ = Describe("The LeaderboardRow controller", func() {
 		fine := row(ns, "fine", "board", map[string]any{"reward": 1})
 		Expect(k8sClient.Create(ctx, stuck)).To(Succeed())
 		Expect(k8sClient.Create(ctx, fine)).To(Succeed())
-		validity(stuck, metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardUnfit)
+		validity(stuck, metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardNotReady)
 		Expect(valid(Default, stuck).Message).To(ContainSubstring(`metadataSchema.type: must be "object"`))
 		validity(fine, metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid)
 		notReady(broken, hubv1alpha1.ReasonInvalidSchema, "metadataSchema.type")

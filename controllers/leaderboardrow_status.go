@@ -28,11 +28,11 @@ func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now
 	switch errs, err := validateRow(row, lb); {
 	case lb == nil:
 		st.SchemaGeneration = 0
-		cond.Status, cond.Reason = metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardWait
+		cond.Status, cond.Reason = metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardNotFound
 		cond.Message = fmt.Sprintf("leaderboard: no Leaderboard %q in namespace %q yet; the row is validated when it appears", row.Spec.Leaderboard, row.Namespace)
 	case err != nil:
 		st.SchemaGeneration = lb.Generation
-		cond.Status, cond.Reason = metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardUnfit
+		cond.Status, cond.Reason = metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardNotReady
 		cond.Message = fmt.Sprintf("leaderboard %q has an invalid schema (%v); the row cannot be validated", lb.Name, err)
 	case len(errs) > 0:
 		st.SchemaGeneration = lb.Generation

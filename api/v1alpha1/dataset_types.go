@@ -92,6 +92,7 @@ type DatasetStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// observedGeneration is the generation the status describes.
 	// +optional

@@ -192,19 +192,23 @@ type LeaderboardSpec struct {
 	DatasetVersionIDs *[]string `json:"datasetVersionIDs,omitempty"`
 }
 
-// Reasons of a Leaderboard's Ready condition.
+// Reasons of a Leaderboard's Ready condition (docs/leaderboards.md, Validation).
 const (
-	ReasonReady            = "Ready"
-	ReasonDatasetNotFound  = "DatasetNotFound"
-	ReasonVersionNotFound  = "VersionNotFound"
-	ReasonDuplicateName    = "DuplicateName"
-	ReasonUnknownAccessor  = "UnknownAccessor"
-	ReasonInvalidSchema    = "InvalidSchema"
-	ReasonPackageWrongOrg  = "PackageInOtherOrg"
-	ReasonLeaderboardWait  = "LeaderboardNotFound"
-	ReasonLeaderboardUnfit = "LeaderboardNotReady"
-	ReasonValuesValid      = "ValuesValid"
-	ReasonValuesInvalid    = "ValuesInvalid"
+	ReasonReady             = "Ready"
+	ReasonDatasetNotFound   = "DatasetNotFound"
+	ReasonVersionNotFound   = "VersionNotFound"
+	ReasonDuplicateName     = "DuplicateName"
+	ReasonUnknownAccessor   = "UnknownAccessor"
+	ReasonInvalidSchema     = "InvalidSchema"
+	ReasonPackageInOtherOrg = "PackageInOtherOrg"
+)
+
+// Reasons of a LeaderboardRow's Valid condition (docs/leaderboards.md, Validation).
+const (
+	ReasonValuesValid         = "ValuesValid"
+	ReasonValuesInvalid       = "ValuesInvalid"
+	ReasonLeaderboardNotFound = "LeaderboardNotFound"
+	ReasonLeaderboardNotReady = "LeaderboardNotReady"
 )
 
 // LeaderboardStatus is the observed state of a Leaderboard.
@@ -213,6 +217,7 @@ type LeaderboardStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// observedGeneration is the generation the status describes.
 	// +optional
@@ -233,10 +238,13 @@ type LeaderboardStatus struct {
 	// spec's refs and ids.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=300
 	DatasetVersionIDs []string `json:"datasetVersionIDs,omitempty"`
 	// resolvedFrom records the spec refs and ids the versions were resolved from, so
-	// they are resolved again only when those change.
+	// they are resolved again only when those change. Bounded by the spec's bounds on
+	// refs and ids (100 of 128 characters each, JSON-escaped, and 100 UUIDs).
 	// +optional
+	// +kubebuilder:validation:MaxLength=81920
 	ResolvedFrom string `json:"resolvedFrom,omitempty"`
 	// versionsResolved is true once datasetVersionIDs has been resolved.
 	// +optional

@@ -57,6 +57,7 @@ type LeaderboardRowStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// observedGeneration is the generation the status describes.
 	// +optional
@@ -70,9 +71,10 @@ type LeaderboardRowStatus struct {
 	// schemaGeneration is the board generation the row was validated against.
 	// +optional
 	SchemaGeneration int64 `json:"schemaGeneration,omitempty"`
-	// invalidFields lists the fields that fail the board's schemas.
+	// invalidFields lists the fields that fail the board's schemas (the first 100).
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
 	InvalidFields []FieldError `json:"invalidFields,omitempty"`
 }
 
