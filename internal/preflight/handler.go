@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	kjson "sigs.k8s.io/json"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
@@ -38,14 +40,17 @@ type request struct {
 }
 
 type runConfig struct {
-	Agents   []runAgent   `json:"agents"`
+	// Agents holds pointers so that a null entry is told apart from an empty one.
+	Agents   []*runAgent  `json:"agents"`
 	Datasets []runDataset `json:"datasets"`
 }
 
 type runAgent struct {
-	Name      *string  `json:"name"`
-	ModelName *string  `json:"model_name"`
-	Secrets   []string `json:"secrets"`
+	Name *string `json:"name"`
+	// ImportPath names a custom agent by its import path instead of a name.
+	ImportPath *string  `json:"import_path"`
+	ModelName  *string  `json:"model_name"`
+	Secrets    []string `json:"secrets"`
 }
 
 type runDataset struct {
@@ -117,6 +122,12 @@ func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
 		}
 		return Input{}, nil, apierr.BadRequest("config", "must be an object")
 	}
+	// Keys are case-sensitive, as everywhere in the API: encoding/json matched
+	// "Agents" or "MODEL_NAME" to the fields above; a case-sensitive decode must agree.
+	var exact runConfig
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(req.Config, &exact); err != nil || !reflect.DeepEqual(exact, rc) {
+		return Input{}, nil, apierr.BadRequest("config", "a key of config differs from agents, datasets, name, import_path, model_name, secrets or version only in letter case (keys are case-sensitive)")
+	}
 	var errs []apierr.FieldError
 	add := func(field, msg string) { errs = append(errs, apierr.FieldError{Field: field, Message: msg}) }
 
@@ -148,17 +159,29 @@ func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
 	}
 	for i, a := range rc.Agents {
 		f := "config.agents[" + strconv.Itoa(i) + "]"
+		if a == nil {
+			add(f, "must be an object with a name (or an import_path)")
+			continue
+		}
 		ag := Agent{Secrets: a.Secrets}
-		if a.Name != nil {
+		switch {
+		case a.Name != nil:
 			ag.Name = *a.Name
-			if len(ag.Name) > maxNameChars {
-				add(f+".name", fmt.Sprintf("must be at most %d characters", maxNameChars))
+			if ag.Name == "" || len(ag.Name) > maxNameChars {
+				add(f+".name", fmt.Sprintf("must be 1 to %d characters", maxNameChars))
 			}
+		case a.ImportPath != nil:
+			ag.Name = *a.ImportPath
+			if ag.Name == "" || len(ag.Name) > maxNameChars {
+				add(f+".import_path", fmt.Sprintf("must be 1 to %d characters", maxNameChars))
+			}
+		default:
+			add(f+".name", "is required (or an import_path): the agent this entry configures")
 		}
 		if a.ModelName != nil {
 			ag.ModelName = *a.ModelName
-			if len(ag.ModelName) > maxNameChars {
-				add(f+".model_name", fmt.Sprintf("must be at most %d characters", maxNameChars))
+			if ag.ModelName == "" || len(ag.ModelName) > maxNameChars {
+				add(f+".model_name", fmt.Sprintf("must be 1 to %d characters when given (leave it out for an agent without a model)", maxNameChars))
 			}
 		}
 		if len(a.Secrets) > MaxSecretsPerAgent {
