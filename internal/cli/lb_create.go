@@ -46,7 +46,7 @@ func (a *app) createCmd() *cobra.Command {
 				}
 				return a.printJSON(map[string]any{"leaderboard": hub.BoardToJSON(out.Board), "rows": rowsJSON})
 			}
-			fmt.Fprintf(a.stdout, "Created leaderboard %s (%s) with %d rows\n", hub.Slug(out.Board), out.Board.UID, len(out.Rows))
+			fmt.Fprintf(a.stdout, "Created leaderboard %s (%s) with %s\n", hub.Slug(out.Board), out.Board.UID, count(len(out.Rows), "row"))
 			return nil
 		},
 	}

@@ -96,6 +96,9 @@ func LoadTrialIDs(path string) ([]string, error) {
 	if len(f.TrialIDs) == 0 {
 		return nil, docs[0].fieldError([]any{"trial_ids"}, "must be a non-empty list")
 	}
+	if i, j := DuplicateTrialID(f.TrialIDs); j >= 0 {
+		return nil, docs[0].fieldError([]any{"trial_ids", j}, "trial %s is given twice (also trial_ids[%d])", f.TrialIDs[j], i)
+	}
 	return f.TrialIDs, nil
 }
 
@@ -124,6 +127,9 @@ func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, v
 		inputs = append(inputs, RowInput{Index: i, Spec: manifestRows[i].Spec})
 	}
 	if rows != nil {
+		if n := len(rows.Rows); n < 1 || n > MaxRowsPerRequest {
+			return nil, apierr.BadRequest("rows", "%d rows; a rows file adds 1 to %d rows", n, MaxRowsPerRequest)
+		}
 		for i := range rows.Rows {
 			if rows.Rows[i].ID != "" {
 				return nil, apierr.BadRequest(fmt.Sprintf("rows[%d].id", i), "a new leaderboard's rows are new: remove the id")
@@ -199,7 +205,30 @@ func (c *Client) boardToCreate(ctx context.Context, cfg *Config) (*hubv1alpha1.L
 	if lb.Name == "" {
 		lb.Name = BoardObjectName(dataset, lb.Spec.Name)
 	}
+	if err := c.refuseExisting(ctx, org+"/"+dataset, lb); err != nil {
+		return nil, nil, err
+	}
 	return lb, rows, nil
+}
+
+// refuseExisting answers 409 conflict when the org already has a board of this slug
+// (or of this object name): creating it again is not a validation problem of the file.
+func (c *Client) refuseExisting(ctx context.Context, pkg string, lb *hubv1alpha1.Leaderboard) error {
+	var list hubv1alpha1.LeaderboardList
+	if err := c.c.List(ctx, &list, client.InNamespace(lb.Namespace)); err != nil {
+		return KubeError(err, "leaderboards of "+lb.Namespace)
+	}
+	for i := range list.Items {
+		cur := &list.Items[i]
+		samePkg := firstNonEmpty(cur.Spec.Package, cur.Status.Package) == pkg
+		if cur.Name == lb.Name || cur.Spec.Name == lb.Spec.Name && samePkg {
+			e := apierr.New(http.StatusConflict, apierr.CodeConflict,
+				"leaderboard %s/%s already exists (id %s); change it with `podium hub leaderboard update`", pkg, lb.Spec.Name, cur.UID)
+			e.Details = map[string]string{"resource": "leaderboard " + pkg + "/" + lb.Spec.Name, "id": string(cur.UID)}
+			return e
+		}
+	}
+	return nil
 }
 
 // datasetOf returns the org (namespace) and dataset name of a definition's package or
@@ -466,8 +495,8 @@ func jsonEqual(a, b json.RawMessage) bool {
 // planRows adds a rows file's writes to a plan: rows with an id update that row of this
 // board (refused when stale), rows without one are new. Unchanged rows are skipped.
 func (c *Client) planRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec, f *RowsFile, p *plan, res *UpdateResult, now time.Time) error {
-	if f.LeaderboardID != "" && f.LeaderboardID != string(lb.UID) {
-		return apierr.BadRequest("leaderboard_id", "the rows file is for leaderboard %s, not %s", f.LeaderboardID, lb.UID)
+	if err := checkRowsFileTarget(lb, f); err != nil {
+		return err
 	}
 	if len(f.Rows) == 0 {
 		return apierr.BadRequest("rows", "the rows file has no rows")
