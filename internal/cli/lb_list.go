@@ -16,7 +16,7 @@ func (a *app) listCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "list [<org>/<dataset> | <dataset-id>]",
 		Aliases: []string{"ls"},
-		Short: "List leaderboards, optionally of one dataset",
+		Short:   "List leaderboards, optionally of one dataset",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("list takes at most one dataset (%d given)", len(args))

@@ -13,7 +13,7 @@ func (a *app) rowListCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "list <leaderboard>",
 		Aliases: []string{"ls"},
-		Short: "List a leaderboard's rows with ids and ranks",
+		Short:   "List a leaderboard's rows with ids and ranks",
 		Long: "Rows in rank order as the server ranks them (shown, valid rows), then the unranked\n" +
 			"(hidden, invalid or not yet validated) rows in creation order, with rank \"-\".",
 		Args: exactArgs(1, "one leaderboard"),

@@ -21,8 +21,8 @@ func (a *app) trialListCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "list <row-id>",
 		Aliases: []string{"ls"},
-		Short: "List a row's linked trial ids",
-		Args:  exactArgs(1, "one row id"),
+		Short:   "List a row's linked trial ids",
+		Args:    exactArgs(1, "one row id"),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := p.check(c); err != nil {
 				return err
