@@ -127,6 +127,9 @@ func noArgs(c *cobra.Command, args []string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply
+	}
 	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
 		msg += "; did you mean " + quoteList(s) + "?"
 	}
