@@ -301,3 +301,13 @@ func TestTrialLinks(t *testing.T) {
 		})
 	}
 }
+
+func TestFirstInvalidRowNames(t *testing.T) {
+	var names []string
+	for _, n := range []string{"r-7", "r-2", "r-9", "r-1", "r-5", "r-3", "r-8", "r-0"} {
+		names = firstNames(names, n, 5)
+	}
+	if diff := cmp.Diff([]string{"r-0", "r-1", "r-2", "r-3", "r-5"}, names); diff != "" {
+		t.Errorf("firstNames (-want +got):\n%s", diff)
+	}
+}

@@ -12,6 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -457,5 +459,97 @@ var _ = Describe("create from flags", func() {
 		e := failJSON(home, "hub", "leaderboard", "create", "--config", write(home, "notitle.yaml", "package: "+org+"/bench\n"))
 		Expect(e.Error.Message).To(ContainSubstring("name and title are required"))
 		Expect(podium(home, "hub", "leaderboard", "create", "-p", org+"/bench", "-n", "y", "-t", "Y", "--dataset-version-id", "nope").code).To(Equal(2))
+	})
+})
+
+var _ = Describe("a definition change that would leave rows invalid", func() {
+	It("is refused by the CLI unless the same update fixes the rows, and reported on the board for kubectl", func() {
+		org, home := newOrg("cli-invalidating")
+		b := makeBoard(org, home, "main")
+		slug := org + "/bench/main"
+		ids := lines(ok(home, "hub", "leaderboard", "row", "create", slug, "--config", write(home, "r.yaml", rowsYAML(3, func(i int) string { return []string{"1", "null", "3"}[i] })), "--quiet"))
+		// A row that is invalid already, written with kubectl (the CLI refuses it).
+		board := boardObject(org, b.ID)
+		bad := &hubv1alpha1.LeaderboardRow{Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: board.Name,
+			Metadata: &apiextensionsv1.JSON{Raw: []byte(`{"agent":"k"}`)}, Metrics: &apiextensionsv1.JSON{Raw: []byte(`{"reward":"high"}`)}}}
+		bad.Namespace, bad.GenerateName = org, board.Name+"-"
+		Expect(k8s.Create(ctx, bad)).To(Succeed())
+		Eventually(func(g Gomega) {
+			l := listRows(home, slug)
+			g.Expect(l.Rows).To(HaveLen(4))
+			for _, r := range l.Rows {
+				g.Expect(r.Valid).NotTo(BeNil())
+			}
+		}).Should(Succeed())
+		before := snap(org, b.ID)
+
+		// reward may no longer be null: the row holding null would become invalid.
+		tight := write(home, "tight.yaml", "metrics_schema:\n  type: object\n  properties:\n    reward: {type: number}\n")
+		e := failJSON(home, "hub", "leaderboard", "update", slug, "--config", tight)
+		Expect(e.Error.Code).To(Equal("rows_invalid"))
+		Expect(e.Error.Message).To(And(ContainSubstring("1 existing row invalid"), ContainSubstring(ids[1]), ContainSubstring("nothing was written")))
+		var d struct {
+			InvalidRowCount int `json:"invalid_row_count"`
+			InvalidRows     []struct {
+				ID     string `json:"id"`
+				Fields []struct{ Field, Message string }
+			} `json:"invalid_rows"`
+		}
+		Expect(json.Unmarshal(e.Error.Details, &d)).To(Succeed())
+		Expect(d.InvalidRowCount).To(Equal(1)) // the row invalid before is not blamed on the change
+		Expect(d.InvalidRows).To(HaveLen(1))
+		Expect(d.InvalidRows[0].ID).To(Equal(ids[1]))
+		Expect(d.InvalidRows[0].Fields).To(ConsistOf(HaveField("Field", "metrics.reward")))
+		Expect(snap(org, b.ID)).To(Equal(before))
+
+		// The same transaction fixes the row: applied.
+		rowsPath := filepath.Join(home, "rows.json")
+		ok(home, "hub", "leaderboard", "row", "export", slug, "--all", "--output", rowsPath)
+		raw, err := os.ReadFile(rowsPath)
+		Expect(err).NotTo(HaveOccurred())
+		var rf map[string]any
+		Expect(json.Unmarshal(raw, &rf)).To(Succeed())
+		var keep []any
+		for _, r := range rf["rows"].([]any) {
+			m := r.(map[string]any)
+			switch m["id"] {
+			case ids[1]:
+				m["metrics"] = map[string]any{"reward": 2}
+			case string(bad.UID):
+				continue
+			}
+			keep = append(keep, m)
+		}
+		rf["rows"] = keep
+		writeJSON(rowsPath, rf)
+		ok(home, "hub", "leaderboard", "update", slug, "--config", tight, "--rows", rowsPath)
+		Expect(string(boardObject(org, b.ID).Spec.MetricsSchema.Raw)).To(MatchJSON(`{"type":"object","properties":{"reward":{"type":"number"}}}`))
+
+		// kubectl cannot be refused after the fact: the board's status counts and names
+		// the invalid rows, and a Warning event says so.
+		Eventually(func() error {
+			lb := boardObject(org, b.ID)
+			lb.Spec.MetricsSchema = &apiextensionsv1.JSON{Raw: []byte(`{"type":"object","properties":{"reward":{"type":"number","maximum":2}}}`)}
+			return k8s.Update(ctx, lb)
+		}).Should(Succeed())
+		var third hubv1alpha1.LeaderboardRowList
+		Expect(k8s.List(ctx, &third, client.InNamespace(org), client.MatchingLabels{hubv1alpha1.LabelID: ids[2]})).To(Succeed())
+		Expect(third.Items).To(HaveLen(1))
+		Eventually(func(g Gomega) {
+			lb := boardObject(org, b.ID)
+			g.Expect(lb.Status.InvalidRows).To(Equal(int32(2)))
+			g.Expect(lb.Status.InvalidRowNames).To(ConsistOf(third.Items[0].Name, bad.Name))
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			var evs eventsv1.EventList
+			g.Expect(k8s.List(ctx, &evs, client.InNamespace(org))).To(Succeed())
+			var found []string
+			for _, ev := range evs.Items {
+				if ev.Regarding.Name == board.Name && ev.Reason == hubv1alpha1.ReasonRowsInvalid && ev.Type == "Warning" {
+					found = append(found, ev.Note)
+				}
+			}
+			g.Expect(found).To(ContainElement(And(ContainSubstring("2 rows fail"), ContainSubstring(third.Items[0].Name))))
+		}).Should(Succeed())
 	})
 })

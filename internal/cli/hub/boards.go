@@ -414,6 +414,9 @@ func (c *Client) UpdateBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, r
 			return nil, err
 		}
 	}
+	if err := c.refuseInvalidating(ctx, lb, &next.Spec, req.Rows); err != nil {
+		return nil, err
+	}
 	res.Board = next
 	if req.DryRun {
 		if err := c.dryRun(ctx, p); err != nil {
@@ -832,4 +835,62 @@ func missingText(missing []apierr.FieldError) string {
 		return missing[0].Field + ": " + missing[0].Message
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " are required (flags, or keys of --config)"
+}
+
+// refuseInvalidating refuses a definition change that would make existing rows invalid
+// (a schema tightened, a property gone): every row of the board that the transaction
+// does not rewrite and that is valid under the current schemas is validated under the
+// new ones, with the controller's validator. Rows the transaction's rows file rewrites
+// were validated against the new definition already, so a change that fixes its rows in
+// the same transaction goes through. This lists the board's rows, and only when a
+// schema changes.
+func (c *Client) refuseInvalidating(ctx context.Context, lb *hubv1alpha1.Leaderboard, next *hubv1alpha1.LeaderboardSpec, f *RowsFile) error {
+	if c.ValidateFn == nil || jsonEqual(objectOrEmpty(lb.Spec.MetadataSchema), objectOrEmpty(next.MetadataSchema)) &&
+		jsonEqual(objectOrEmpty(lb.Spec.MetricsSchema), objectOrEmpty(next.MetricsSchema)) {
+		return nil
+	}
+	rewritten := map[string]bool{}
+	if f != nil {
+		for _, r := range f.Rows {
+			rewritten[strings.ToLower(r.ID)] = true
+		}
+	}
+	rows, err := c.BoardRows(ctx, lb)
+	if err != nil {
+		return err
+	}
+	sortByCreation(rows)
+	var details RowsInvalid
+	for i := range rows {
+		r := &rows[i]
+		if rewritten[string(r.UID)] || len(c.ValidateFn(&lb.Spec, &r.Spec)) > 0 {
+			continue
+		}
+		fields := c.ValidateFn(next, &r.Spec)
+		if len(fields) == 0 {
+			continue
+		}
+		details.InvalidRowCount++
+		if len(details.InvalidRows) == maxInvalidListed {
+			details.Truncated = true
+			continue
+		}
+		details.InvalidRows = append(details.InvalidRows, InvalidRow{ID: string(r.UID), Fields: fields})
+	}
+	if details.InvalidRowCount == 0 {
+		return nil
+	}
+	first := details.InvalidRows[0]
+	e := apierr.New(http.StatusUnprocessableEntity, apierr.CodeRowsInvalid,
+		"the new definition would make %s invalid (row %s: %s: %s); fix them in the same update with --rows, or change the definition; nothing was written",
+		existingRows(details.InvalidRowCount), first.ID, first.Fields[0].Field, first.Fields[0].Message)
+	e.Details = details
+	return e
+}
+
+func existingRows(n int) string {
+	if n == 1 {
+		return "1 existing row"
+	}
+	return fmt.Sprintf("%d existing rows", n)
 }
