@@ -255,6 +255,9 @@ func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, e
 		rd.o.Log.Error(err, "Looking up a leaderboard in the cache failed", "target", t.String())
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the leaderboard cannot be read now; try again")
 	}
+	if lb != nil && !index.Servable(lb) {
+		lb = nil // named another org's dataset: answered like a missing board
+	}
 	if lb != nil && lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
 		return lb, nil
 	}
