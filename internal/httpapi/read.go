@@ -255,6 +255,9 @@ func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, e
 		rd.o.Log.Error(err, "Looking up a leaderboard in the cache failed", "target", t.String())
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the leaderboard cannot be read now; try again")
 	}
+	if lb != nil && !index.Servable(lb) {
+		lb = nil // named another org's dataset: answered like a missing board
+	}
 	if lb != nil && lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
 		return lb, nil
 	}
@@ -395,6 +398,9 @@ type (
 		CreatedAt     string          `json:"created_at"`
 		UpdatedAt     string          `json:"updated_at"`
 		NTrials       int             `json:"n_trials"`
+		// CreatedBy is who created the row, as the apiserver recorded it; null when
+		// unknown or not shown (ShowsAuthors).
+		CreatedBy *string `json:"created_by"`
 	}
 )
 
@@ -526,5 +532,17 @@ func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wireRow {
 	if row.Spec.Metrics != nil {
 		w.Metrics = rawOrEmpty(row.Spec.Metrics.Raw)
 	}
+	if ShowsAuthors(lb) {
+		if by, ok := row.Annotations[hubv1alpha1.AnnotationCreatedBy]; ok && by != "" {
+			w.CreatedBy = &by
+		}
+	}
 	return w
+}
+
+// ShowsAuthors says whether the read shows who created a board's rows. User names can
+// be personal data: a public board shows them only when it opts in (spec.showAuthors);
+// a private board, which only its org's members can read, always does.
+func ShowsAuthors(lb *hubv1alpha1.Leaderboard) bool {
+	return lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || lb.Spec.ShowAuthors
 }
