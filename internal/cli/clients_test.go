@@ -415,6 +415,7 @@ var _ = Describe("show", func() {
 		Expect(p.Leaderboard).To(And(HaveKeyWithValue("name", "main"), HaveKey("columns"), HaveKey("rank_by")))
 		Expect(p.Rows[0].ID).To(Equal(ids[1]))
 		Expect(*p.Rows[0].Rank).To(Equal(1))
+		Expect(p.Rows[0].CreatedBy).To(HaveValue(Equal("podium-admin"))) // as the read serves it to members
 		Expect(p.Rows[1].ID).To(Equal(ids[0]))
 		Expect(p.Pagination.Total).To(Equal(2))
 		Expect(p.Pagination.TotalPages).To(Equal(1))

@@ -24,6 +24,8 @@ type rowJSON struct {
 	Metrics  json.RawMessage `json:"metrics"`
 	TrialIDs []string        `json:"trial_ids"`
 	Valid    *bool           `json:"valid"`
+	// CreatedBy is who created the row (the read's created_by).
+	CreatedBy *string `json:"created_by"`
 }
 
 type rowList struct {
