@@ -26,6 +26,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/boardres"
+	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/index"
 )
 
@@ -129,7 +130,7 @@ func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err, "Reading a leaderboard", "slug", org+"/"+dataset+"/"+name)
 		return
 	}
-	if lb == nil {
+	if lb == nil || !index.Servable(lb) {
 		p.render(w, r, notFound.Status, "error", notFound, false)
 		return
 	}
@@ -354,7 +355,7 @@ func (p *Pages) serveIndex(w http.ResponseWriter, r *http.Request) {
 	}
 	page := indexPage{}
 	for slug, lb := range owners {
-		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic {
+		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || !index.Servable(lb) {
 			continue
 		}
 		e := indexEntry{Title: lb.Spec.Title, Name: lb.Spec.Name, URL: "/leaderboards/" + slug}
@@ -377,6 +378,10 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name 
 		body, _ = p.execute("error", internalError)
 	}
 	setHeaders(w.Header(), private, "")
+	if status != http.StatusOK {
+		// An error page (a 404 may be a private board) is never stored by a cache.
+		w.Header().Set("Cache-Control", "no-store")
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
@@ -390,7 +395,8 @@ func (p *Pages) execute(name string, data any) ([]byte, error) {
 }
 
 // setHeaders sets the security and caching headers of a page. Private content is never
-// stored by caches; public pages are revalidated (ETag) so a changed board shows at once.
+// stored by caches; public pages are cacheable as the GET read is
+// (httpapi.PublicCacheControl) and revalidated by ETag.
 func setHeaders(h http.Header, private bool, etag string) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
@@ -401,7 +407,7 @@ func setHeaders(h http.Header, private bool, etag string) {
 	if private {
 		h.Set("Cache-Control", "private, no-store")
 	} else {
-		h.Set("Cache-Control", "no-cache")
+		h.Set("Cache-Control", httpapi.PublicCacheControl)
 	}
 	if etag != "" {
 		h.Set("ETag", etag)

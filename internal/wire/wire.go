@@ -181,6 +181,9 @@ type Row struct {
 	CreatedAt     string          `json:"created_at"`
 	UpdatedAt     string          `json:"updated_at"`
 	NTrials       int             `json:"n_trials"`
+	// CreatedBy is who created the row, as the apiserver recorded it; null when
+	// unknown or not shown (httpapi.ShowsAuthors).
+	CreatedBy *string `json:"created_by"`
 }
 
 // RowStatus is a row's status: its spec.visibility, display when unset.
