@@ -122,7 +122,7 @@ func (t *table) flush() error {
 	return t.w.Flush()
 }
 
-// paging is --limit and --page of a list (SPEC 4.6 rule 11).
+// paging is --limit and --page of a list (docs/cli.md, Output).
 type paging struct {
 	limit, page int
 	// pageSet is true when --page was given: then only that page is printed.

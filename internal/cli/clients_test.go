@@ -109,7 +109,7 @@ func protect(org, id string) {
 	Eventually(func() error {
 		var list hubv1alpha1.LeaderboardRowList
 		if err := k8s.List(ctx, &list, client.InNamespace(org), client.MatchingLabels{hubv1alpha1.LabelID: id}); err != nil || len(list.Items) != 1 {
-			return fmt.Errorf("row %s: %v", id, err)
+			return fmt.Errorf("row %s: %w", id, err)
 		}
 		r := list.Items[0]
 		r.Labels["test.podium.dev/protect"] = "yes"

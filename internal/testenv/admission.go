@@ -79,7 +79,7 @@ func awaitRowCreatedBy(ctx context.Context, c client.Client) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the row created-by policy was not applied within 30 s (last answer: %v)", err)
+			return fmt.Errorf("the row created-by policy was not applied within 30 s (last answer: %w)", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -136,7 +136,7 @@ func awaitOwnershipPolicy(ctx context.Context, c client.Client, cfg *rest.Config
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the HostedSecret ownership policy was not enforced within 30 s (last answer: %v)", err)
+			return fmt.Errorf("the HostedSecret ownership policy was not enforced within 30 s (last answer: %w)", err)
 		}
 		select {
 		case <-ctx.Done():
