@@ -1,7 +1,6 @@
 package authn
 
 import (
-	"container/list"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,12 +8,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -178,70 +177,51 @@ func hashKey(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ttlCache is a small LRU whose entries also expire after ttl.
+// ttlCache is a typed LRU whose entries also expire after ttl: apimachinery's
+// LRUExpireCache. A ttl or size of 0 keeps nothing.
 type ttlCache[V any] struct {
-	mu    sync.Mutex
-	max   int
-	ttl   time.Duration
-	now   func() time.Time
-	order *list.List // front = most recently used; elements hold *ttlEntry[V]
-	items map[string]*list.Element
-}
-
-type ttlEntry[V any] struct {
-	key     string
-	value   V
-	expires time.Time
+	ttl time.Duration
+	c   *utilcache.LRUExpireCache // nil when nothing is kept
 }
 
 func newTTLCache[V any](max int, ttl time.Duration) *ttlCache[V] {
-	return &ttlCache[V]{max: max, ttl: ttl, now: time.Now, order: list.New(), items: map[string]*list.Element{}}
+	return newTTLCacheWithClock[V](max, ttl, realClock{})
 }
+
+func newTTLCacheWithClock[V any](max int, ttl time.Duration, clock utilcache.Clock) *ttlCache[V] {
+	c := &ttlCache[V]{ttl: ttl}
+	if ttl > 0 && max > 0 {
+		c.c = utilcache.NewLRUExpireCacheWithClock(max, clock)
+	}
+	return c
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
 
 func (c *ttlCache[V]) get(key string) (V, bool) {
 	var zero V
-	if c.ttl <= 0 {
+	if c.c == nil {
 		return zero, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.items[key]
+	v, ok := c.c.Get(key)
 	if !ok {
 		return zero, false
 	}
-	e := el.Value.(*ttlEntry[V])
-	if !c.now().Before(e.expires) {
-		c.order.Remove(el)
-		delete(c.items, key)
-		return zero, false
-	}
-	c.order.MoveToFront(el)
-	return e.value, true
+	return v.(V), true
 }
 
 func (c *ttlCache[V]) put(key string, v V) {
-	if c.ttl <= 0 || c.max <= 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	exp := c.now().Add(c.ttl)
-	if el, ok := c.items[key]; ok {
-		e := el.Value.(*ttlEntry[V])
-		e.value, e.expires = v, exp
-		c.order.MoveToFront(el)
-		return
-	}
-	c.items[key] = c.order.PushFront(&ttlEntry[V]{key: key, value: v, expires: exp})
-	for c.order.Len() > c.max {
-		last := c.order.Back()
-		c.order.Remove(last)
-		delete(c.items, last.Value.(*ttlEntry[V]).key)
+	if c.c != nil {
+		c.c.Add(key, v, c.ttl)
 	}
 }
 
+// len is the number of entries not yet expired.
 func (c *ttlCache[V]) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.order.Len()
+	if c.c == nil {
+		return 0
+	}
+	return len(c.c.Keys())
 }

@@ -18,6 +18,7 @@ import (
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/lru"
 	"podium.dev/podium/internal/wire"
 )
 
@@ -83,7 +84,7 @@ type ReadOptions struct {
 // that could change them, so a popular page is encoded once per change of its board.
 type Read struct {
 	o      ReadOptions
-	pages  *pageCache
+	pages  *lru.Cache[pageKey, *page]
 	boards boardIndex
 }
 
@@ -300,7 +301,7 @@ func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool
 	// Everything a response depends on: the rows (version), the definition and its
 	// resolved status (resourceVersion) and the page asked for.
 	key := pageKey{uid: lb.UID, version: version, rv: lb.ResourceVersion, page: t.page, size: t.size}
-	cached, hit := rd.pages.get(key)
+	cached, hit := rd.pages.Get(key)
 	var etag string
 	h := w.Header()
 	if hit {
@@ -328,7 +329,7 @@ func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool
 		}
 		cached = newPage(etag, body)
 		if board != nil {
-			rd.pages.put(key, cached)
+			rd.pages.Put(key, cached)
 		}
 	}
 	h["Content-Type"] = contentTypeJSON

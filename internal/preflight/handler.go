@@ -20,6 +20,7 @@ import (
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/dsversion"
+	"podium.dev/podium/internal/jsontype"
 )
 
 // Request limits: far above a real run configuration, low enough to bound the work.
@@ -139,7 +140,7 @@ func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
 	if err := json.Unmarshal(req.Config, &rc); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return Input{}, nil, apierr.BadRequest("config."+te.Field, "must be of type %s", jsonType(te.Type.Kind().String()))
+			return Input{}, nil, apierr.BadRequest("config."+te.Field, "must be of type %s", jsontype.Of(te.Type))
 		}
 		return Input{}, nil, apierr.BadRequest("config", "must be an object")
 	}
@@ -399,20 +400,4 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.Log.Error(err, "Serving a preflight request failed", "path", r.URL.Path)
 	}
 	apierr.Write(w, err)
-}
-
-// jsonType names the JSON type a Go kind decodes from.
-func jsonType(goKind string) string {
-	switch goKind {
-	case "string":
-		return "string"
-	case "bool":
-		return "boolean"
-	case "slice", "array":
-		return "array"
-	case "map", "struct", "ptr":
-		return "object"
-	default:
-		return "number"
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/lru"
 	"podium.dev/podium/internal/ranking"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkBoardPage(b *testing.B) {
 		b.Run(fmt.Sprintf("page=%d/rendered", page), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				f.pages.pages = newLRU[pageKey](pageCacheEntries, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
+				f.pages.pages = lru.New[pageKey](pageCacheEntries, pageCacheBytes, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
 				serve(b, h, path)
 			}
 		})
@@ -96,7 +97,7 @@ func BenchmarkSortedPage(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			f.pages.sorted = newSortCache()
-			f.pages.pages = newLRU[pageKey](pageCacheEntries, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
+			f.pages.pages = lru.New[pageKey](pageCacheEntries, pageCacheBytes, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
 			serve(b, h, "/leaderboards/acme/bench/big?sort=cost&dir=asc&page=7")
 		}
 	})
@@ -105,7 +106,7 @@ func BenchmarkSortedPage(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			// The sorted order is kept; the page itself is rendered.
-			f.pages.pages = newLRU[pageKey](pageCacheEntries, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
+			f.pages.pages = lru.New[pageKey](pageCacheEntries, pageCacheBytes, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
 			serve(b, h, "/leaderboards/acme/bench/big?sort=cost&dir=asc&page=7")
 		}
 	})

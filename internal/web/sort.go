@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/lru"
 )
 
 // MaxSortRows is the largest board the pages sort by a column other than rank. The
@@ -50,8 +51,8 @@ type sortKey struct {
 func entrySize(e []Entry) int64 { return int64(len(e)) * 16 }
 
 // newSortCache keeps the few most recently used column orders.
-func newSortCache() *lru[sortKey, []Entry] {
-	return newLRU[sortKey](sortCacheSize, sortCacheSize*MaxSortRows*16, entrySize)
+func newSortCache() *lru.Cache[sortKey, []Entry] {
+	return lru.New[sortKey](sortCacheSize, sortCacheSize*MaxSortRows*16, sortCacheSize*MaxSortRows*16, entrySize)
 }
 
 // sortByColumn returns every ranked row ordered by the column's accessor (its sort

@@ -28,6 +28,7 @@ import (
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/lru"
 )
 
 //go:embed templates/*.html
@@ -61,9 +62,9 @@ type Options struct {
 type Pages struct {
 	o       Options
 	tmpl    *template.Template
-	sorted  *lru[sortKey, []Entry]
+	sorted  *lru.Cache[sortKey, []Entry]
 	sorting singleflight.Group
-	pages   *lru[pageKey, []byte]
+	pages   *lru.Cache[pageKey, []byte]
 }
 
 // Rendered board pages kept: enough for the first pages of the popular boards in each
@@ -83,7 +84,7 @@ func New(o Options) (*Pages, error) {
 	if err != nil {
 		return nil, err
 	}
-	pages := newLRU[pageKey](pageCacheEntries, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
+	pages := lru.New[pageKey](pageCacheEntries, pageCacheBytes, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
 	return &Pages{o: o, tmpl: tmpl, sorted: newSortCache(), pages: pages}, nil
 }
 
@@ -170,7 +171,7 @@ func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body, ok := p.pages.get(key)
+	body, ok := p.pages.Get(key)
 	if !ok {
 		page := p.boardPage(lb, ds, ranked, q)
 		page.Org, page.Dataset, page.Name = org, dataset, name
@@ -180,7 +181,7 @@ func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 			p.render(w, r, internalError.Status, "error", internalError, private)
 			return
 		}
-		p.pages.put(key, body)
+		p.pages.Put(key, body)
 	}
 	setHeaders(w.Header(), private, etag)
 	w.WriteHeader(http.StatusOK)
@@ -237,12 +238,12 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 	case q.Sort != "" && canSort:
 		col, _ := findColumn(lb.Spec.Columns, q.Sort)
 		key := sortKey{board: lb.UID, version: ranked.Version(), column: col.ID, dir: q.Dir}
-		all, ok := p.sorted.get(key)
+		all, ok := p.sorted.Get(key)
 		if !ok {
 			// Readers arriving together share one sort instead of each sorting the board.
 			v, _, _ := p.sorting.Do(fmt.Sprintf("%s|%d|%s|%s", key.board, key.version, key.column, key.dir), func() (any, error) {
 				sorted := sortByColumn(p.o.Sort, ranked, lb, col, q.Dir)
-				p.sorted.put(key, sorted)
+				p.sorted.Put(key, sorted)
 				return sorted, nil
 			})
 			all = v.([]Entry)

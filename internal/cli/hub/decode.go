@@ -18,6 +18,7 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 
 	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/jsontype"
 )
 
 // Format is how a file is written: a board or rows file in YAML or JSON, or Kubernetes manifests.
@@ -269,22 +270,13 @@ func lineOf(n *yamlv3.Node, path []any) int {
 	return line
 }
 
+// jsonKind is jsontype.Of, except that the raw JSON the files hold (schemas, row
+// values) must be objects.
 func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Slice, reflect.Array:
-		if t == rawMessageType {
-			return "object"
-		}
-		return "list"
-	case reflect.Map, reflect.Struct, reflect.Pointer:
+	if t == rawMessageType {
 		return "object"
-	default:
-		return "number"
 	}
+	return jsontype.Of(t)
 }
 
 func sortedKeys(m map[string]any) []string {
