@@ -74,9 +74,29 @@ func (r *LeaderboardReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			"%d rows fail the leaderboard's schemas and are not ranked (%s); see status.invalidRowNames and each row's Valid condition",
 			want.InvalidRows, strings.Join(want.InvalidRowNames, ", "))
 	}
+	if reason, msg, ok := readyWarning(lb.Status, want); ok && r.Events != nil {
+		r.Events.Eventf(lb, nil, corev1.EventTypeWarning, reason, "Validate", "%s", msg)
+	}
 	patch := client.MergeFrom(lb.DeepCopy())
 	lb.Status = want
 	return ctrl.Result{}, r.Status().Patch(ctx, lb, patch)
+}
+
+// readyWarning says whether a status change deserves a Warning event: the board has
+// just become not Ready because of its own definition (an invalid schema, or a name
+// another board owns), which a definition applied with kubectl or GitOps cannot be
+// refused for. The event carries the condition's reason and message.
+func readyWarning(old, next hubv1alpha1.LeaderboardStatus) (reason, message string, ok bool) {
+	c := meta.FindStatusCondition(next.Conditions, hubv1alpha1.ConditionReady)
+	if c == nil || c.Status != metav1.ConditionFalse ||
+		(c.Reason != hubv1alpha1.ReasonDuplicateName && c.Reason != hubv1alpha1.ReasonInvalidSchema) {
+		return "", "", false
+	}
+	if prev := meta.FindStatusCondition(old.Conditions, hubv1alpha1.ConditionReady); prev != nil &&
+		prev.Status == c.Status && prev.Reason == c.Reason {
+		return "", "", false // said already
+	}
+	return c.Reason, c.Message, true
 }
 
 // gather reads, from the cache, every other object the board's status depends on.
@@ -189,6 +209,7 @@ func (r *LeaderboardReconciler) boardsOfDataset(ctx context.Context, o client.Ob
 	boards := &hubv1alpha1.LeaderboardList{}
 	// A namespace (an org) holds few boards; rows are never listed here.
 	if err := r.List(ctx, boards, client.InNamespace(o.GetNamespace())); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the leaderboards of a dataset", "dataset", client.ObjectKeyFromObject(o))
 		return nil
 	}
 	pkg := o.GetNamespace() + "/" + o.GetName()
@@ -212,6 +233,7 @@ func (r *LeaderboardReconciler) boardsWithSameSlug(ctx context.Context, o client
 	}
 	boards := &hubv1alpha1.LeaderboardList{}
 	if err := r.List(ctx, boards, client.InNamespace(lb.Namespace), client.MatchingFields{index.BoardSlug: slug}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the leaderboards of a slug", "slug", slug)
 		return nil
 	}
 	var reqs []reconcile.Request

@@ -301,3 +301,30 @@ func TestFirstInvalidRowNames(t *testing.T) {
 		t.Errorf("firstNames (-want +got):\n%s", diff)
 	}
 }
+
+func TestReadyWarning(t *testing.T) {
+	st := func(status metav1.ConditionStatus, reason string) hubv1alpha1.LeaderboardStatus {
+		return hubv1alpha1.LeaderboardStatus{Conditions: []metav1.Condition{{
+			Type: hubv1alpha1.ConditionReady, Status: status, Reason: reason, Message: reason + " message"}}}
+	}
+	ready := st(metav1.ConditionTrue, hubv1alpha1.ReasonReady)
+	dup := st(metav1.ConditionFalse, hubv1alpha1.ReasonDuplicateName)
+	schema := st(metav1.ConditionFalse, hubv1alpha1.ReasonInvalidSchema)
+	missing := st(metav1.ConditionFalse, hubv1alpha1.ReasonDatasetNotFound)
+	for name, tc := range map[string]struct {
+		old, next  hubv1alpha1.LeaderboardStatus
+		wantReason string
+	}{
+		"new board, duplicate name":   {hubv1alpha1.LeaderboardStatus{}, dup, hubv1alpha1.ReasonDuplicateName},
+		"ready to invalid schema":     {ready, schema, hubv1alpha1.ReasonInvalidSchema},
+		"duplicate to invalid schema": {dup, schema, hubv1alpha1.ReasonInvalidSchema},
+		"still a duplicate":           {dup, dup, ""},
+		"becomes ready":               {dup, ready, ""},
+		"another reason":              {ready, missing, ""},
+	} {
+		reason, msg, ok := readyWarning(tc.old, tc.next)
+		if ok != (tc.wantReason != "") || reason != tc.wantReason || (ok && msg != tc.wantReason+" message") {
+			t.Errorf("%s: readyWarning = %q, %q, %v; want reason %q", name, reason, msg, ok, tc.wantReason)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"podium.dev/podium/controllers"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
@@ -83,7 +84,7 @@ func newManager(cfg *rest.Config, countDelay time.Duration) (ctrl.Manager, error
 		Scheme:                 scheme.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Cache:                  cache.Options{DefaultTransform: operator.CacheTransform()},
 	})
 	if err != nil {
 		return nil, err

@@ -11,12 +11,12 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
 
-// compactCachedObjects is the cache's transform: it strips managed fields (never read,
+// CacheTransform is the manager cache's transform (the controllers suite runs it too): it strips managed fields (never read,
 // and they would double each cached row) and makes the strings every row of a board
 // repeats (namespace, label keys, the board's name and UID in the owner reference, the
 // Valid condition's type, reason and message) share one copy: a few hundred bytes per
 // cached row, against issue 4's budget of 2 KiB per row (docs/performance.md).
-func compactCachedObjects() toolscache.TransformFunc {
+func CacheTransform() toolscache.TransformFunc {
 	strip := cache.TransformStripManagedFields()
 	return func(in any) (any, error) {
 		out, err := strip(in)

@@ -38,7 +38,7 @@ func decodedRow(name, uid string) *hubv1alpha1.LeaderboardRow {
 }
 
 func TestCompactCachedObjects(t *testing.T) {
-	transform := compactCachedObjects()
+	transform := CacheTransform()
 	a, b := decodedRow("a", "1"), decodedRow("b", "2")
 	want := a.DeepCopy()
 	want.ManagedFields = nil
@@ -71,7 +71,7 @@ func TestCompactCachedObjects(t *testing.T) {
 }
 
 func TestCompactSharesLabelKeys(t *testing.T) {
-	transform := compactCachedObjects()
+	transform := CacheTransform()
 	a, b := decodedRow("a", "1"), decodedRow("b", "2")
 	_, _ = transform(a)
 	_, _ = transform(b)

@@ -62,7 +62,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		Cache: cache.Options{
 			// Managed fields are never read and would double each cached row's size;
 			// strings every row repeats are shared (cachemem.go).
-			DefaultTransform: compactCachedObjects(),
+			DefaultTransform: CacheTransform(),
 			ByObject: map[client.Object]cache.ByObject{
 				&corev1.Secret{}: {Label: podiumSecrets},
 			},
