@@ -5,6 +5,8 @@ package controllers
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -37,19 +39,42 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		want.LatestVersionID = v.ID
 	}
 	want.ObservedGeneration = ds.Generation
-	meta.SetStatusCondition(&want.Conditions, metav1.Condition{
-		Type:               hubv1alpha1.ConditionReady,
-		Status:             metav1.ConditionTrue,
-		Reason:             hubv1alpha1.ReasonReady,
-		Message:            "dataset observed",
-		ObservedGeneration: ds.Generation,
-	})
+	meta.SetStatusCondition(&want.Conditions, datasetReady(ds))
 	if equality.Semantic.DeepEqual(*want, ds.Status) {
 		return ctrl.Result{}, nil
 	}
 	patch := client.MergeFrom(ds.DeepCopy())
 	ds.Status = *want
 	return ctrl.Result{}, r.Status().Patch(ctx, ds, patch)
+}
+
+// datasetReady is the Dataset's Ready condition. The schema already refuses malformed
+// ids, repeated ids, repeated tags and the tag "latest"; what it cannot see is two ids
+// that differ only in letter case, which boards and the preflight (matching ids without
+// regard to case) could not tell apart.
+func datasetReady(ds *hubv1alpha1.Dataset) metav1.Condition {
+	c := metav1.Condition{
+		Type:               hubv1alpha1.ConditionReady,
+		Status:             metav1.ConditionTrue,
+		Reason:             hubv1alpha1.ReasonDatasetReady,
+		Message:            fmt.Sprintf("%d versions, each named unambiguously", len(ds.Spec.Versions)),
+		ObservedGeneration: ds.Generation,
+	}
+	seen := map[string]string{}
+	var dups []string
+	for _, v := range ds.Spec.Versions {
+		k := strings.ToLower(v.ID)
+		if first, ok := seen[k]; ok {
+			dups = append(dups, fmt.Sprintf("%q and %q", first, v.ID))
+			continue
+		}
+		seen[k] = v.ID
+	}
+	if len(dups) > 0 {
+		c.Status, c.Reason = metav1.ConditionFalse, hubv1alpha1.ReasonDuplicateVersionID
+		c.Message = truncate("versions: ids differ only in letter case (ids are matched without regard to case): "+strings.Join(dups, ", "), 4096)
+	}
+	return c
 }
 
 // SetupWithManager registers the reconciler.

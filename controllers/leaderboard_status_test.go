@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -326,5 +327,21 @@ func TestReadyWarning(t *testing.T) {
 		if ok != (tc.wantReason != "") || reason != tc.wantReason || (ok && msg != tc.wantReason+" message") {
 			t.Errorf("%s: readyWarning = %q, %q, %v; want reason %q", name, reason, msg, ok, tc.wantReason)
 		}
+	}
+}
+
+func TestDatasetReady(t *testing.T) {
+	ds := &hubv1alpha1.Dataset{Spec: hubv1alpha1.DatasetSpec{Versions: []hubv1alpha1.DatasetVersion{
+		version("aaaaaaaa-0000-4000-8000-000000000001", "1.0", 0),
+		version("bbbbbbbb-0000-4000-8000-000000000002", "2.0", 1),
+	}}}
+	if c := datasetReady(ds); c.Status != metav1.ConditionTrue || c.Reason != hubv1alpha1.ReasonReady {
+		t.Fatalf("distinct ids: %+v", c)
+	}
+	ds.Spec.Versions = append(ds.Spec.Versions, version("AAAAAAAA-0000-4000-8000-000000000001", "1.0-upper", 2))
+	c := datasetReady(ds)
+	if c.Status != metav1.ConditionFalse || c.Reason != hubv1alpha1.ReasonDuplicateVersionID ||
+		!strings.Contains(c.Message, `"aaaaaaaa-0000-4000-8000-000000000001" and "AAAAAAAA-0000-4000-8000-000000000001"`) {
+		t.Fatalf("ids differing in case: %+v", c)
 	}
 }

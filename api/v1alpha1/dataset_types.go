@@ -86,9 +86,19 @@ type DatasetSpec struct {
 	Versions []DatasetVersion `json:"versions,omitempty"`
 }
 
+// Reasons of a Dataset's Ready condition (docs/leaderboards.md, Dataset).
+const (
+	// ReasonDatasetReady is ReasonReady: every version can be named unambiguously.
+	ReasonDatasetReady = ReasonReady
+	// ReasonDuplicateVersionID: two version ids differ only in letter case.
+	ReasonDuplicateVersionID = "DuplicateVersionID"
+)
+
 // DatasetStatus is the observed state of a Dataset.
 type DatasetStatus struct {
-	// conditions: Ready is True once the dataset has been observed.
+	// conditions: Ready says whether every version can be named unambiguously: False
+	// (DuplicateVersionID) when two version ids differ only in letter case, since
+	// ids are matched without regard to case.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
