@@ -79,7 +79,10 @@ func awaitRowCreatedBy(ctx context.Context, c client.Client) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the row created-by policy was not applied within 30 s (last answer: %v)", err)
+			if err == nil {
+				err = errors.New("the forged creator was kept")
+			}
+			return fmt.Errorf("the row created-by policy was not applied within 30 s (last answer: %w)", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -136,7 +139,10 @@ func awaitOwnershipPolicy(ctx context.Context, c client.Client, cfg *rest.Config
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the HostedSecret ownership policy was not enforced within 30 s (last answer: %v)", err)
+			if err == nil {
+				err = errors.New("the create was allowed")
+			}
+			return fmt.Errorf("the HostedSecret ownership policy was not enforced within 30 s (last answer: %w)", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"podium.dev/podium/internal/httpapi"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +20,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/scheme"
 )
