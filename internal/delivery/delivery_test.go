@@ -31,7 +31,7 @@ func job(name string, annotations map[string]string) *batchv1.Job {
 				InitContainers: []corev1.Container{{Name: "setup", Image: "busybox"}},
 				Containers: []corev1.Container{
 					{Name: "agent", Image: "busybox"},
-					{Name: "sidecar", Image: "busybox", Env: []corev1.EnvVar{{Name: "OPENAI_API_KEY", Value: "set-by-hand"}}},
+					{Name: "sidecar", Image: "busybox", Env: []corev1.EnvVar{{Name: "ANTHROPIC_API_KEY", Value: "set-by-hand"}}},
 				},
 			}},
 		},
@@ -111,7 +111,7 @@ var _ = Describe("Delivery into Jobs", func() {
 
 		By("pointing every container at the run Secret, not optional; a variable set by hand stays")
 		tmpl := created.Spec.Template.Spec
-		for _, c := range append(tmpl.InitContainers, tmpl.Containers...) {
+		for _, c := range append(tmpl.InitContainers, tmpl.Containers[0]) {
 			ref := envRef(c, "ANTHROPIC_API_KEY")
 			Expect(ref).NotTo(BeNil(), c.Name)
 			Expect(ref.Name).To(Equal(name))
@@ -120,7 +120,7 @@ var _ = Describe("Delivery into Jobs", func() {
 			Expect(envRef(c, "PATH")).To(BeNil())
 		}
 		Expect(envRef(tmpl.Containers[0], "OPENAI_API_KEY")).To(BeNil())
-		Expect(tmpl.Containers[1].Env).To(ContainElement(corev1.EnvVar{Name: "OPENAI_API_KEY", Value: "set-by-hand"}))
+		Expect(tmpl.Containers[1].Env).To(Equal([]corev1.EnvVar{{Name: "ANTHROPIC_API_KEY", Value: "set-by-hand"}}))
 
 		By("holding alice's value, never bob's, in the run Secret, owned by the Job")
 		s := runSecret(acme.Name, name)
@@ -135,7 +135,7 @@ var _ = Describe("Delivery into Jobs", func() {
 		Expect(w).To(ContainSubstring("aider (openai/gpt-4o)"))
 		Expect(w).To(ContainSubstring("PATH is reserved and never delivered"))
 		Expect(w).To(ContainSubstring("aider (openai/gpt-4o) gets no openai key"))
-		Expect(w).To(ContainSubstring("container sidecar sets OPENAI_API_KEY itself"))
+		Expect(w).To(ContainSubstring("container sidecar sets ANTHROPIC_API_KEY itself"))
 		Expect(w).NotTo(ContainSubstring("terminus (anthropic/claude-opus-4) gets no"))
 
 		By("setting last_used_at of the delivered secret only")

@@ -26,6 +26,8 @@ import (
 // a caBundle someone reset (an `kubectl apply` of the shipped configuration does).
 const checkInterval = 30 * time.Second
 
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;update
+
 // Rotator keeps the serving certificate in a Secret, serves it to the webhook server
 // (GetCertificate) and writes its CA into the webhook configuration's caBundle. Every
 // replica runs one; writes carry the resourceVersion read, so replicas never overwrite

@@ -171,4 +171,3 @@ func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator
 		}
 	}
 }
-
