@@ -287,7 +287,9 @@ func deliverForLeakTest(o org, p person, jobID string) leakRuns {
 
 type warningRecorder struct{ msgs []string }
 
-func (w *warningRecorder) HandleWarningHeader(_ int, _ string, msg string) { w.msgs = append(w.msgs, msg) }
+func (w *warningRecorder) HandleWarningHeader(_ int, _ string, msg string) {
+	w.msgs = append(w.msgs, msg)
+}
 
 func mustJSON(v any) string {
 	b, err := json.Marshal(v)
