@@ -35,6 +35,7 @@ func main() {
 	flag.StringVar(&dnsNames, "webhook-dns-names", "podium-webhook."+ns+".svc", "Comma-separated DNS names of the issued webhook certificate.")
 	flag.StringVar(&o.Delivery.WebhookConfiguration, "webhook-configuration", operator.DefaultWebhookConfiguration, "MutatingWebhookConfiguration whose caBundle the operator keeps.")
 	flag.DurationVar(&o.Delivery.RunSecretMaxAge, "run-secret-max-age", operator.DefaultRunSecretMaxAge, "A run Secret is deleted at this age even if its Job or Pod has not finished.")
+	flag.DurationVar(&o.Delivery.RunSecretOrphanGrace, "run-secret-orphan-grace", operator.DefaultRunSecretOrphanGrace, "A run Secret no Job or Pod was created with is deleted after this long.")
 	zopts := zap.Options{}
 	zopts.BindFlags(flag.CommandLine)
 	flag.Parse() // --kubeconfig is registered by controller-runtime's config package
