@@ -138,8 +138,9 @@ func run() error {
 	if err := waitReady(ctx, base+"/readyz", opDone); err != nil {
 		return err
 	}
-	fmt.Println(">> applying the org roles (config/rbac/org_roles.yaml) and config/samples")
+	fmt.Println(">> applying the admission policies (config/admission), the org roles (config/rbac/org_roles.yaml) and config/samples")
 	for _, args := range [][]string{
+		{"apply", "-k", filepath.Join(root, "config", "admission")},
 		{"apply", "-f", filepath.Join(root, "config", "rbac", "org_roles.yaml")},
 		{"apply", "-k", filepath.Join(root, "config", "samples")},
 	} {

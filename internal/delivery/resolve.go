@@ -115,9 +115,13 @@ func (r *Resolver) active(ctx context.Context, slot secrets.Slot) (*Delivery, er
 	if err != nil {
 		return nil, fmt.Errorf("reading the value Secret of %s/%s: %w", hs.Namespace, hs.Name, err)
 	}
-	// The value Secret is the HostedSecret's only when it is labelled for it and owned
-	// by its UID (the controller adopts by UID): a name alone may have been reused.
-	if s.Labels[hubv1alpha1.LabelHostedSecret] != hs.Name || !ownedBy(s, hs) {
+	// The value Secret serves the HostedSecret only when it is granted to it and bound
+	// to its UID (the controller adopts by UID before the secret becomes active): a name
+	// alone may have been reused.
+	if granted, _ := secrets.Granted(s, hs); !granted {
+		return nil, nil
+	}
+	if uid, bound := secrets.BoundTo(s); !bound || uid != hs.UID {
 		return nil, nil
 	}
 	dataKey := hs.Spec.SecretRef.Key
@@ -129,15 +133,6 @@ func (r *Resolver) active(ctx context.Context, slot secrets.Slot) (*Delivery, er
 		return nil, nil
 	}
 	return &Delivery{EnvVar: slot.EnvVar, Secret: hs, value: v}, nil
-}
-
-func ownedBy(s *corev1.Secret, hs *hubv1alpha1.HostedSecret) bool {
-	for _, o := range s.OwnerReferences {
-		if o.UID == hs.UID {
-			return true
-		}
-	}
-	return false
 }
 
 // whose says where a name was looked for.

@@ -255,24 +255,34 @@ func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, e
 		rd.o.Log.Error(err, "Looking up a leaderboard in the cache failed", "target", t.String())
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the leaderboard cannot be read now; try again")
 	}
-	if lb == nil {
-		return nil, notFound()
+	if lb != nil && !index.Servable(lb) {
+		lb = nil // named another org's dataset: answered like a missing board
 	}
-	if lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
+	if lb != nil && lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
 		return lb, nil
 	}
 	caller := authn.CallerFrom(ctx)
 	if caller.Anonymous || rd.o.Reviewer == nil {
 		return nil, notFound()
 	}
-	ok, err := rd.o.Reviewer.Allowed(ctx, caller, authn.Attributes{
-		Namespace: lb.Namespace, Verb: "get", Resource: "leaderboards", Name: lb.Name,
-	})
+	// A missing board is authorized just like a private one, so that an authenticated
+	// caller cannot tell the two apart by how long the 404 takes (a review costs
+	// milliseconds; docs/http-api.md, "Private boards").
+	attrs := authn.Attributes{Verb: "get", Resource: "leaderboards"}
+	if lb != nil {
+		attrs.Namespace, attrs.Name = lb.Namespace, lb.Name
+	} else if t.id != "" {
+		attrs.Namespace, attrs.Name = caller.ServiceAccountNamespace, t.id
+	} else {
+		attrs.Namespace, _, _ = strings.Cut(t.pkg, "/")
+		attrs.Name = t.name
+	}
+	ok, err := rd.o.Reviewer.Allowed(ctx, caller, attrs)
 	if err != nil {
 		rd.o.Log.Error(err, "Authorizing a private leaderboard read failed", "user", caller.User)
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the read cannot be authorized now; try again")
 	}
-	if !ok {
+	if !ok || lb == nil {
 		return nil, notFound()
 	}
 	return lb, nil

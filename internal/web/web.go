@@ -128,7 +128,7 @@ func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err, "Reading a leaderboard", "slug", org+"/"+dataset+"/"+name)
 		return
 	}
-	if lb == nil {
+	if lb == nil || !index.Servable(lb) {
 		p.render(w, r, notFound.Status, "error", notFound, false)
 		return
 	}
@@ -353,7 +353,7 @@ func (p *Pages) serveIndex(w http.ResponseWriter, r *http.Request) {
 	for i := range list.Items {
 		lb := &list.Items[i]
 		slug := index.Slug(lb)
-		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || slug == "" || seen[slug] {
+		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || slug == "" || seen[slug] || !index.Servable(lb) {
 			continue
 		}
 		// A duplicate slug is listed once: its link opens the board findBoard picks.
