@@ -97,7 +97,9 @@ func BenchmarkAdmission(b *testing.B) {
 			b.StopTimer()
 			p.warnings.take()
 			slices.Sort(durations)
-			q := func(f float64) float64 { return float64(durations[int(f*float64(len(durations)-1))].Microseconds()) / 1000 }
+			q := func(f float64) float64 {
+				return float64(durations[int(f*float64(len(durations)-1))].Microseconds()) / 1000
+			}
 			b.ReportMetric(q(0.5), "p50-ms")
 			b.ReportMetric(q(0.99), "p99-ms")
 		})

@@ -144,8 +144,20 @@ func (r *Rotator) ensureSecret(ctx context.Context) (map[string][]byte, error) {
 	return nil, fmt.Errorf("writing Secret %s: it kept changing", r.Secret)
 }
 
-// patchCABundle writes bundle into every webhook of the configuration that lacks it.
+// patchCABundle writes bundle into every webhook of the configuration that lacks it. A
+// conflict (another replica, or an apply, wrote meanwhile) reads again: the bundle may
+// be there already.
 func (r *Rotator) patchCABundle(ctx context.Context, bundle []byte) error {
+	var err error
+	for range 5 {
+		if err = r.patchCABundleOnce(ctx, bundle); !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return err
+}
+
+func (r *Rotator) patchCABundleOnce(ctx context.Context, bundle []byte) error {
 	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
 	if err := r.Reader.Get(ctx, client.ObjectKey{Name: r.WebhookConfiguration}, cfg); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -164,7 +176,7 @@ func (r *Rotator) patchCABundle(ctx context.Context, bundle []byte) error {
 		}
 	}
 	if changed {
-		if err := r.Client.Update(ctx, cfg); err != nil {
+		if err := r.Client.Update(ctx, cfg); err != nil { // carries the resourceVersion read
 			return fmt.Errorf("writing the caBundle of MutatingWebhookConfiguration %s: %w", r.WebhookConfiguration, err)
 		}
 		r.Log.Info("Wrote the caBundle of the webhook configuration", "configuration", r.WebhookConfiguration)
