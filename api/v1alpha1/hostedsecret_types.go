@@ -45,7 +45,10 @@ const (
 	// AnnotationHolderName is on each slot pointer: the name of the HostedSecret whose
 	// UID is the Lease's holderIdentity.
 	AnnotationHolderName = "hub.podium.dev/holder-name"
-	// AnnotationCreatedBy records the Kubernetes user that stored a secret over HTTP.
+	// AnnotationCreatedBy records who created an object: on a HostedSecret, the
+	// Kubernetes user that stored it over HTTP (or, with kubectl, set to one's own name;
+	// config/admission refuses anyone else's); on a LeaderboardRow, the user that created
+	// it, set by the apiserver at admission (config/admission/row_created_by.yaml).
 	AnnotationCreatedBy = "hub.podium.dev/created-by"
 )
 

@@ -151,6 +151,11 @@ type LeaderboardSpec struct {
 	// +optional
 	// +kubebuilder:default=private
 	Visibility Visibility `json:"visibility,omitempty"`
+	// showAuthors makes a public board's read show who created each row (created_by).
+	// User names can be personal data, so a public board does not show them unless it
+	// opts in; a private board, read by its org's members only, always does.
+	// +optional
+	ShowAuthors bool `json:"showAuthors,omitempty"`
 	// metadataSchema is a JSON-Schema style object schema for each row's metadata
 	// (type: object, properties with per-property type).
 	// +optional

@@ -144,10 +144,23 @@ func run() error {
 		{"apply", "-f", filepath.Join(root, "config", "rbac", "org_roles.yaml")},
 		{"apply", "-k", filepath.Join(root, "config", "samples")},
 	} {
-		apply := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
-		apply.Stdout, apply.Stderr = os.Stdout, os.Stderr
-		if err := apply.Run(); err != nil {
-			return fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
+		// A policy just created takes a few seconds to reach the apiserver's admission
+		// plugins (the row created-by policy answers 503 until then): retry a while.
+		for attempt := 1; ; attempt++ {
+			apply := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+			apply.Stdout, apply.Stderr = os.Stdout, os.Stderr
+			err := apply.Run()
+			if err == nil {
+				break
+			}
+			if attempt == 30 || ctx.Err() != nil {
+				return fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
+			}
+			fmt.Println(">> retrying in 2 s")
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Second):
+			}
 		}
 	}
 

@@ -52,7 +52,7 @@ type Result struct {
 	TaskRequirements  []TaskRequirement  `json:"task_requirements"`
 	// Agents is the older form of AgentRequirements, in the shape existing clients read.
 	Agents   []LegacyAgent `json:"agents"`
-	Warnings []Warning          `json:"warnings"`
+	Warnings []Warning     `json:"warnings"`
 }
 
 // ProviderResult says whether the org can authenticate a provider used by the run.

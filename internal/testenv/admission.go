@@ -58,7 +58,35 @@ func ApplyAdmission(ctx context.Context, cfg *rest.Config) error {
 			}
 		}
 	}
-	return awaitOwnershipPolicy(ctx, c, cfg)
+	if err := awaitOwnershipPolicy(ctx, c, cfg); err != nil {
+		return err
+	}
+	return awaitRowCreatedBy(ctx, c)
+}
+
+// awaitRowCreatedBy waits until a server-side dry-run create of a LeaderboardRow comes
+// back with its forged creator replaced by the row created-by policy.
+func awaitRowCreatedBy(ctx context.Context, c client.Client) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		row := &hubv1alpha1.LeaderboardRow{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "admission-probe",
+				Annotations: map[string]string{hubv1alpha1.AnnotationCreatedBy: "forged"}},
+			Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "admission-probe"},
+		}
+		err := c.Create(ctx, row, client.DryRunAll)
+		if err == nil && row.Annotations[hubv1alpha1.AnnotationCreatedBy] != "forged" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the row created-by policy was not applied within 30 s (last answer: %v)", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // probeUser is the user awaitOwnershipPolicy acts as: allowed by RBAC to create
