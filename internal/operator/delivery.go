@@ -90,7 +90,11 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 		Decoder: admission.NewDecoder(scheme.Scheme),
 		Log:     log,
 	}
-	hook, err := admission.StandaloneWebhook(&admission.Webhook{Handler: injector}, admission.StandaloneOptions{Logger: log})
+	hook, err := admission.StandaloneWebhook(&admission.Webhook{Handler: injector}, admission.StandaloneOptions{
+		Logger: log,
+		// controller-runtime's webhook metrics (request latency, in flight, by code).
+		MetricsPath: delivery.WebhookPath,
+	})
 	if err != nil {
 		return err
 	}
