@@ -11,10 +11,13 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
@@ -295,6 +298,33 @@ var _ = Describe("Delivery into Pods", func() {
 		created, err := bob.CS.CoreV1().Pods(acme.Name).Create(ctx, pod("forged", map[string]string{hubv1alpha1.AnnotationRequester: "alice"}), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(created.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, bob.User))
+	})
+
+	It("leaves a Job's Pods created by kube-controller-manager's own user as their template made them", func() {
+		// kube-controller-manager without --use-service-account-credentials.
+		u, err := testEnv.AddUser(envtest.User{Name: "system:kube-controller-manager"}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: "kcm-runs"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "test-run-submitter"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "system:kube-controller-manager"}},
+		})).To(Succeed())
+		kcm, err := kubernetes.NewForConfig(u.Config())
+		Expect(err).NotTo(HaveOccurred())
+		owner, err := bob.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("owner", map[string]string{hubv1alpha1.AnnotationSecrets: "OPENAI_API_KEY"}), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		fromJob := pod("kcm-from-job", owner.Spec.Template.Annotations)
+		fromJob.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: owner.Name, UID: owner.UID, Controller: ptr.To(true)}}
+		created, err := kcm.CoreV1().Pods(acme.Name).Create(ctx, fromJob, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(created.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, bob.User))
+		Expect(created.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationDelivered, "OPENAI_API_KEY"))
+
+		By("but not a Pod it creates for anything else")
+		loose, err := kcm.CoreV1().Pods(acme.Name).Create(ctx, pod("kcm-loose", owner.Spec.Template.Annotations), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(loose.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, "system:kube-controller-manager"))
+		Expect(loose.Annotations).NotTo(HaveKey(hubv1alpha1.AnnotationDelivered))
 	})
 
 	It("leaves the Pods of the Job controller as their template made them", func() {

@@ -27,6 +27,12 @@ const WebhookPath = "/mutate-podium-runs"
 // carry what admission of their Job recorded in the template.
 const JobControllerUser = "system:serviceaccount:kube-system:job-controller"
 
+// ControllerManagerUser is who the Job controller creates Pods as when
+// kube-controller-manager runs without --use-service-account-credentials. Its requests
+// are sent (matchConditions cannot tell its Job controller from its other controllers);
+// a Pod it creates for a Job keeps what its template recorded.
+const ControllerManagerUser = "system:kube-controller-manager"
+
 var (
 	jobResource = metav1.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 	podResource = metav1.GroupVersionResource{Version: "v1", Resource: "pods"}
@@ -98,6 +104,9 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 		return admission.Allowed("")
 	}
 	requester := req.UserInfo.Username
+	if r.kind == KindPod && (requester == JobControllerUser || requester == ControllerManagerUser) && controlledByJob(r.meta) {
+		return admission.Allowed("") // a Job's Pod: its template carries what admission of the Job recorded
+	}
 	r.forget()
 	r.record(hubv1alpha1.AnnotationRequester, requester)
 	if !Asks(r.meta.Annotations) {
@@ -165,6 +174,15 @@ func (in *Injector) update(req admission.Request) admission.Response {
 		setMap(&cur.meta.Labels, hubv1alpha1.LabelRunSecret, v)
 	}
 	return patched(req, cur, nil)
+}
+
+func controlledByJob(m *metav1.ObjectMeta) bool {
+	for _, o := range m.OwnerReferences {
+		if o.Controller != nil && *o.Controller && o.Kind == "Job" && strings.HasPrefix(o.APIVersion, "batch/") {
+			return true
+		}
+	}
+	return false
 }
 
 var recordedAnnotations = []string{hubv1alpha1.AnnotationRequester, hubv1alpha1.AnnotationDelivered}
