@@ -257,13 +257,10 @@ var _ = Describe("Delivery into Pods", func() {
 	})
 
 	It("delivers into a bare Pod, owned by it, and warns about reserved names", func() {
-		created, err := bob.CS.CoreV1().Pods(acme.Name).Create(ctx, pod("", map[string]string{
-			hubv1alpha1.AnnotationSecrets: "OPENAI_API_KEY,HTTPS_PROXY,modal_token",
-		}), metav1.CreateOptions{})
-		Expect(err).To(HaveOccurred(), "a Pod needs a name or generateName")
+		// generateName: the Pod's name is unknown at admission.
 		p := pod("", map[string]string{hubv1alpha1.AnnotationSecrets: "OPENAI_API_KEY,HTTPS_PROXY,MODAL_TOKEN"})
 		p.GenerateName = "run-"
-		created, err = bob.CS.CoreV1().Pods(acme.Name).Create(ctx, p, metav1.CreateOptions{})
+		created, err := bob.CS.CoreV1().Pods(acme.Name).Create(ctx, p, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(created.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, bob.User))
 		name := created.Labels[hubv1alpha1.LabelRunSecret]

@@ -134,7 +134,7 @@ func waitForWebhook(ctx context.Context, c client.Client) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("the admission webhook did not answer within a minute: %v", last)
+	return fmt.Errorf("the admission webhook did not answer within a minute: %w", last)
 }
 
 func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator, error) {
@@ -164,7 +164,7 @@ func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator
 		}
 		select {
 		case <-done:
-			return nil, fmt.Errorf("the operator stopped before it was ready: %v", op.err)
+			return nil, fmt.Errorf("the operator stopped before it was ready: %w", op.err)
 		case <-deadline:
 			return nil, fmt.Errorf("the operator was not ready within two minutes")
 		case <-time.After(50 * time.Millisecond):
