@@ -210,6 +210,8 @@ const (
 	ReasonLeaderboardUnfit = "LeaderboardNotReady"
 	ReasonValuesValid      = "ValuesValid"
 	ReasonValuesInvalid    = "ValuesInvalid"
+	// ReasonRowsInvalid is the board's Warning event when rows fail its schemas.
+	ReasonRowsInvalid = "RowsInvalid"
 )
 
 // LeaderboardStatus is the observed state of a Leaderboard.
@@ -252,6 +254,19 @@ type LeaderboardStatus struct {
 	// rankedRows is the number of rows shown and ranked (display and valid).
 	// +optional
 	RankedRows int32 `json:"rankedRows"`
+	// invalidRows is the number of rows whose values fail the board's schemas (their
+	// Valid condition is False with reason ValuesInvalid); they are not ranked. A
+	// definition change applied with kubectl or GitOps that invalidates rows shows here
+	// (the CLI refuses such a change instead), with a Warning event RowsInvalid.
+	// +optional
+	InvalidRows int32 `json:"invalidRows,omitempty"`
+	// invalidRowNames names a few of the invalid rows (object names, at most 5, in
+	// name order).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=5
+	// +kubebuilder:validation:items:MaxLength=253
+	InvalidRowNames []string `json:"invalidRowNames,omitempty"`
 }
 
 // Leaderboard is a ranked table of results for a dataset: its definition. Its rows are
