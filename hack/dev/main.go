@@ -18,7 +18,16 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"podium.dev/podium/internal/delivery"
+	"podium.dev/podium/internal/operator"
+	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/testenv"
 )
 
 func main() {
@@ -87,12 +96,25 @@ func run() error {
 	}
 	kubectl := filepath.Join(assets, "kubectl")
 
-	fmt.Println(">> starting podium-operator, HTTP API on", httpAddr)
+	// The delivery webhook runs for real: the shipped configuration, pointing at the
+	// operator on localhost, whose caBundle the operator writes.
+	webhookAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return err
+	}
+	if err := installWebhook(ctx, env, webhookAddr); err != nil {
+		return err
+	}
+
+	fmt.Println(">> starting podium-operator, HTTP API on", httpAddr, "and the delivery webhook on", webhookAddr)
 	op := exec.Command(filepath.Join(root, "bin", "podium-operator"),
 		"--kubeconfig", kubeconfig,
 		"--http-addr", httpAddr,
 		"--metrics-bind-address", "127.0.0.1:0",
 		"--health-probe-bind-address", "127.0.0.1:0",
+		"--webhook-addr", webhookAddr,
+		"--webhook-dns-names", "localhost",
+		"--webhook-cert-secret", testenv.DeliveryNamespace+"/"+operator.DefaultCertSecretName,
 	)
 	op.Stdout, op.Stderr = os.Stdout, os.Stderr
 	op.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
@@ -163,6 +185,34 @@ Podium is running. Press Ctrl-C to stop everything.
 		opDone <- err // let the deferred stop see it
 		return fmt.Errorf("podium-operator exited: %v", err)
 	}
+}
+
+// freeLoopbackAddr returns a 127.0.0.1 address with a port free right now.
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// installWebhook installs config/webhook's configuration pointing at
+// https://localhost:<port> of addr, and the namespace of the webhook's certificate.
+func installWebhook(ctx context.Context, env *envtest.Environment, addr string) error {
+	c, err := client.New(env.Config, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testenv.DeliveryNamespace}}
+	if err := c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", ns.Name, err)
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	if err := testenv.InstallWebhook(ctx, c, "https://localhost:"+port+delivery.WebhookPath); err != nil {
+		return fmt.Errorf("installing the delivery webhook configuration: %w", err)
+	}
+	return nil
 }
 
 func portFree(addr string) error {

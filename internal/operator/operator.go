@@ -9,8 +9,10 @@ import (
 	"net/http"
 
 	"github.com/go-logr/logr"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -22,8 +24,10 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/preflight"
 	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/secrets"
 )
 
 // Options configure the operator process.
@@ -43,6 +47,9 @@ type Options struct {
 	HTTPListener net.Listener
 	// PreflightConfig is an optional file with the provider table and reserved names.
 	PreflightConfig string
+	// Delivery configures the admission webhook that hands hosted secrets to Jobs and
+	// Pods, and the clean-up of their run Secrets (delivery.go).
+	Delivery DeliveryOptions
 	// RequestLog, when set, receives the HTTP server's one line per request and its own
 	// messages instead of the manager's logger (which may sample repeated messages).
 	RequestLog *logr.Logger
@@ -52,6 +59,12 @@ type Options struct {
 // read of one Secret must not start a cluster-wide watch of every Secret.
 func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	podiumSecrets := labels.SelectorFromSet(labels.Set{hubv1alpha1.LabelManagedBy: hubv1alpha1.ManagedByPodium})
+	// Jobs and Pods only when admission gave them a run Secret: never every Pod.
+	runRequirement, err := labels.NewRequirement(hubv1alpha1.LabelRunSecret, selection.Exists, nil)
+	if err != nil {
+		return nil, err
+	}
+	runs := labels.NewSelector().Add(*runRequirement)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.Scheme,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
@@ -65,6 +78,8 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 			DefaultTransform: compactCachedObjects(),
 			ByObject: map[client.Object]cache.ByObject{
 				&corev1.Secret{}: {Label: podiumSecrets},
+				&batchv1.Job{}:   {Label: runs},
+				&corev1.Pod{}:    {Label: runs},
 			},
 		},
 	})
@@ -92,6 +107,12 @@ type components struct {
 	// Routes are the HTTP handlers by ServeMux pattern ("POST /v1/secrets"), mounted
 	// by the HTTP server (http.go).
 	Routes map[string]http.Handler
+	// Preflight is the provider table and the reserved names (secrets.go).
+	Preflight *preflight.Config
+	// Secrets moves hosted secrets between states (secrets.go).
+	Secrets *secrets.Lifecycle
+	// Ready are extra readiness checks of the HTTP server's /readyz.
+	Ready []func() bool
 }
 
 // Setup registers field indexes, controllers and the HTTP server with mgr, in this
@@ -108,6 +129,7 @@ func Setup(mgr manager.Manager, o Options) error {
 		{"authentication", setupAuthn},
 		{"leaderboards", setupLeaderboards},
 		{"hosted secrets", setupSecrets},
+		{"secret delivery", setupDelivery},
 		{"web pages", setupWeb},
 		{"HTTP server", setupHTTP},
 	}
