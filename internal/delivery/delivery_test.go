@@ -163,6 +163,26 @@ var _ = Describe("Delivery into Jobs", func() {
 		Expect(runSecret(acme.Name, otherID.Labels[hubv1alpha1.LabelRunSecret]).Data["ANTHROPIC_API_KEY"]).To(Equal([]byte(aliceValue)))
 	})
 
+	It("never hands a job's secret to a run of another user who names the job id", func() {
+		// Job ids are no secret: every member lists the org's HostedSecrets.
+		jobID := uuid.NewString()
+		store(alice, map[string]any{"env_var": "GITHUB_TOKEN", "value": "ghp-alice-job-only-00000000004", "scope": "job", "job_id": jobID})
+		carol := newPerson(acme, "carol")
+		created, err := carol.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("steal-job", map[string]string{
+			hubv1alpha1.AnnotationSecrets: "GITHUB_TOKEN", hubv1alpha1.AnnotationJobID: jobID,
+		}), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(created.Labels).NotTo(HaveKey(hubv1alpha1.LabelRunSecret))
+		Expect(envRef(created.Spec.Template.Spec.Containers[0], "GITHUB_TOKEN")).To(BeNil())
+		Expect(strings.Join(carol.warnings.take(), "\n")).To(ContainSubstring("GITHUB_TOKEN of job " + jobID + " was stored by another user"))
+
+		mine, err := alice.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("own-job", map[string]string{
+			hubv1alpha1.AnnotationSecrets: "GITHUB_TOKEN", hubv1alpha1.AnnotationJobID: jobID,
+		}), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(runSecret(acme.Name, mine.Labels[hubv1alpha1.LabelRunSecret]).Data["GITHUB_TOKEN"]).To(Equal([]byte("ghp-alice-job-only-00000000004")))
+	})
+
 	It("gives a run of someone with no key nothing, and says so", func() {
 		carol := newPerson(acme, "carol")
 		created, err := carol.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("carol", map[string]string{
