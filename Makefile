@@ -70,6 +70,10 @@ build: ## Build podium-operator, podium and the dev runner into bin/.
 	$(GO) build -o bin/podium ./cmd/podium
 	$(GO) build -o bin/podium-dev ./hack/dev
 
+.PHONY: build-installer
+build-installer: manifests controlplane ## Write dist/install.yaml, the one file that installs a release (image $(IMG)).
+	@bash hack/build-installer.sh "$(ASSETS)/kubectl" "$(IMG)" dist/install.yaml
+
 .PHONY: docker-build
 docker-build: ## Build the container image (needs a Docker engine).
 	docker build -t $(IMG) .
