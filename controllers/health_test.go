@@ -12,13 +12,14 @@ import (
 )
 
 // healthIs waits until kstatus computes want for obj with a message holding every
-// fragment.
+// fragment, and the Argo CD health check of docs/gitops.md the matching health.
 func healthIs(obj client.Object, want status.Status, fragments ...string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		res, err := testenv.Health(ctx, k8sClient, obj)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(res.Status).To(Equal(want), res.Message)
+		g.Expect(argoHealth(g, obj)).To(Equal(argoFor[want]), "Argo CD, with the check of docs/gitops.md")
 		for _, f := range fragments {
 			g.Expect(res.Message).To(ContainSubstring(f))
 		}
