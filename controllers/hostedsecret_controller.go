@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,7 +44,10 @@ type HostedSecretReconciler struct {
 	Lifecycle *secrets.Lifecycle
 }
 
-// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;delete
+// manage-others: the operator creates and deletes HostedSecrets for the callers of its
+// HTTP API, after its own checks; the ownership admission policy requires the verb for
+// that (config/admission, docs/secrets.md).
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;delete;manage-others
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
@@ -222,13 +226,22 @@ func (r *HostedSecretReconciler) now() time.Time {
 // valueProblem says why a secret's value cannot be used.
 type valueProblem struct{ reason, msg string }
 
-// adoptValue reads the value's Secret, makes it Podium's (label, owner reference) and
-// returns the value's last four characters. The value itself goes no further than
-// Last4. A Secret is used only when it carries hub.podium.dev/hosted-secret=<hs name>,
-// set by whoever may write it: the right to create a HostedSecret alone must not let
-// anyone read the end of, take over or (by revoking) delete an arbitrary Secret.
+// adoptValue reads the value's Secret, makes it Podium's (label, binding annotation,
+// owner reference) and returns the value's last four characters. The value itself goes
+// no further than Last4. A Secret is used only when secrets.Granted says it is granted
+// to this very object (by label, and bound to no other HostedSecret UID): the right to
+// create a HostedSecret alone must not let anyone read the end of, take over or (by
+// revoking) delete a Secret, nor inherit another object's value by reusing its name.
+// A missing Secret and one not granted get the same status, so that the status tells
+// nobody which Secrets exist or how they are labelled.
 func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1.HostedSecret) (string, *valueProblem, error) {
+	notGranted := &valueProblem{hubv1alpha1.ReasonSecretNotGranted, secrets.NotGrantedMessage(hs)}
 	key := client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}
+	if errs := validation.IsDNS1123Subdomain(key.Name); len(errs) > 0 {
+		// Objects stored before the CRD validated secretRef.name: never ask for such a
+		// name (the apiserver would answer with an error on every retry).
+		return "", notGranted, nil
+	}
 	s := &corev1.Secret{}
 	err := r.Client.Get(ctx, key, s) // cached: only Podium-labelled Secrets are there
 	if apierrors.IsNotFound(err) {
@@ -237,18 +250,13 @@ func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1
 		err = r.APIReader.Get(ctx, key, s)
 	}
 	if apierrors.IsNotFound(err) {
-		return "", &valueProblem{hubv1alpha1.ReasonValueMissing, fmt.Sprintf("Secret %s does not exist", key.Name)}, nil
-	}
-	if err != nil {
+		s = nil
+	} else if err != nil {
 		return "", nil, fmt.Errorf("reading Secret %s: %w", key, err)
 	}
-	switch granted := s.Labels[hubv1alpha1.LabelHostedSecret]; {
-	case granted == "":
-		return "", &valueProblem{hubv1alpha1.ReasonSecretNotGranted, fmt.Sprintf(
-			"Secret %s is not labelled %s=%s; label it to hand it to this HostedSecret", key.Name, hubv1alpha1.LabelHostedSecret, hs.Name)}, nil
-	case granted != hs.Name:
-		return "", &valueProblem{hubv1alpha1.ReasonSecretNotGranted, fmt.Sprintf(
-			"Secret %s is labelled for HostedSecret %s", key.Name, granted)}, nil
+	if ok, why := secrets.Granted(s, hs); !ok {
+		logf.FromContext(ctx).V(1).Info("The referenced Secret is not granted", "hostedSecret", client.ObjectKeyFromObject(hs), "why", why)
+		return "", notGranted, nil
 	}
 	dataKey := hs.Spec.SecretRef.Key
 	if dataKey == "" {
@@ -274,6 +282,10 @@ func (r *HostedSecretReconciler) own(ctx context.Context, hs *hubv1alpha1.Hosted
 	}
 	want.Labels[hubv1alpha1.LabelManagedBy] = hubv1alpha1.ManagedByPodium
 	want.Labels[hubv1alpha1.LabelHostedSecret] = hs.Name
+	if want.Annotations == nil {
+		want.Annotations = map[string]string{}
+	}
+	want.Annotations[hubv1alpha1.AnnotationHostedSecretUID] = string(hs.UID)
 	if err := controllerutil.SetControllerReference(hs, want, r.Client.Scheme()); err != nil {
 		if err := controllerutil.SetOwnerReference(hs, want, r.Client.Scheme()); err != nil {
 			return err
@@ -291,7 +303,8 @@ func (r *HostedSecretReconciler) own(ctx context.Context, hs *hubv1alpha1.Hosted
 }
 
 func equalMeta(a, b *corev1.Secret) bool {
-	if len(a.Labels) != len(b.Labels) || len(a.OwnerReferences) != len(b.OwnerReferences) {
+	if len(a.Labels) != len(b.Labels) || len(a.OwnerReferences) != len(b.OwnerReferences) ||
+		a.Annotations[hubv1alpha1.AnnotationHostedSecretUID] != b.Annotations[hubv1alpha1.AnnotationHostedSecretUID] {
 		return false
 	}
 	for k, v := range b.Labels {

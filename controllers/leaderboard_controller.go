@@ -2,12 +2,16 @@ package controllers
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -33,12 +37,15 @@ type LeaderboardReconciler struct {
 	client.Client
 	// CountDelay overrides DefaultCountDelay (0 keeps the default).
 	CountDelay time.Duration
+	// Events may be nil (tests): the RowsInvalid warning is then not emitted.
+	Events events.EventRecorder
 }
 
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=datasets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile labels the board with its id and writes its status.
 func (r *LeaderboardReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -59,6 +66,13 @@ func (r *LeaderboardReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	want := boardStatus(lb, facts, time.Now())
 	if equality.Semantic.DeepEqual(want, lb.Status) {
 		return ctrl.Result{}, nil
+	}
+	if want.InvalidRows > lb.Status.InvalidRows && r.Events != nil {
+		// A definition applied with kubectl or GitOps cannot be refused after the fact:
+		// say so where `kubectl describe` and the GitOps tools show it.
+		r.Events.Eventf(lb, nil, corev1.EventTypeWarning, hubv1alpha1.ReasonRowsInvalid, "Validate",
+			"%d rows fail the leaderboard's schemas and are not ranked (%s); see status.invalidRowNames and each row's Valid condition",
+			want.InvalidRows, strings.Join(want.InvalidRowNames, ", "))
 	}
 	patch := client.MergeFrom(lb.DeepCopy())
 	lb.Status = want
@@ -93,8 +107,34 @@ func (r *LeaderboardReconciler) gather(ctx context.Context, lb *hubv1alpha1.Lead
 		if ranking.Ranked(&rows.Items[i]) {
 			f.ranked++
 		}
+		if valuesInvalid(&rows.Items[i]) {
+			f.invalid++
+			f.invalidNames = firstNames(f.invalidNames, rows.Items[i].Name, maxInvalidRowNames)
+		}
 	}
 	return f, nil
+}
+
+// maxInvalidRowNames bounds status.invalidRowNames.
+const maxInvalidRowNames = 5
+
+// valuesInvalid says whether the row controller found the row's current values invalid.
+func valuesInvalid(r *hubv1alpha1.LeaderboardRow) bool {
+	c := meta.FindStatusCondition(r.Status.Conditions, hubv1alpha1.ConditionValid)
+	return c != nil && c.ObservedGeneration == r.Generation && c.Status == metav1.ConditionFalse && c.Reason == hubv1alpha1.ReasonValuesInvalid
+}
+
+// firstNames keeps the n smallest names, sorted, adding name.
+func firstNames(names []string, name string, n int) []string {
+	i, _ := slices.BinarySearch(names, name)
+	if i >= n {
+		return names
+	}
+	names = slices.Insert(names, i, name)
+	if len(names) > n {
+		names = names[:n]
+	}
+	return names
 }
 
 // findDataset finds the board's Dataset in the board's namespace. A package of another
@@ -198,7 +238,7 @@ func boardOfRowAfter(delay time.Duration) handler.EventHandler {
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			oldRow, ok1 := e.ObjectOld.(*hubv1alpha1.LeaderboardRow)
 			newRow, ok2 := e.ObjectNew.(*hubv1alpha1.LeaderboardRow)
-			if ok1 && ok2 && ranking.Ranked(oldRow) == ranking.Ranked(newRow) {
+			if ok1 && ok2 && ranking.Ranked(oldRow) == ranking.Ranked(newRow) && valuesInvalid(oldRow) == valuesInvalid(newRow) {
 				return // the counts cannot have changed
 			}
 			add(e.ObjectNew, q)

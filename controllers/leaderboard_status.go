@@ -24,6 +24,10 @@ type boardFacts struct {
 	sameName []hubv1alpha1.Leaderboard
 	// rows and ranked count the board's rows and its shown, valid ones.
 	rows, ranked int32
+	// invalid counts the rows whose values fail the schemas; invalidNames are the
+	// first few of their names, sorted.
+	invalid      int32
+	invalidNames []string
 }
 
 // problem is one reason a board is not Ready.
@@ -36,6 +40,7 @@ func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts, now time.Time) hubv1
 	st.UpdatedAt = specChangedAt(lb, st.ObservedGeneration, st.UpdatedAt, now)
 	st.ObservedGeneration = lb.Generation
 	st.Rows, st.RankedRows = f.rows, f.ranked
+	st.InvalidRows, st.InvalidRowNames = f.invalid, f.invalidNames
 	if lb.Spec.Package != "" {
 		st.Package = lb.Spec.Package
 	}

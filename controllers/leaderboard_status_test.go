@@ -269,3 +269,45 @@ func TestStatusUpdatedAtFollowsGenerations(t *testing.T) {
 		t.Errorf("a new row generation: updatedAt %v, want %v", st.UpdatedAt, later)
 	}
 }
+
+func TestTrialLinks(t *testing.T) {
+	t1 := metav1.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	t2 := metav1.NewTime(testNow)
+	const a, b, c = "aaaaaaaa-0000-4000-8000-000000000001", "aaaaaaaa-0000-4000-8000-000000000002", "aaaaaaaa-0000-4000-8000-000000000003"
+	group := func(at metav1.Time, ids ...string) hubv1alpha1.TrialLinkGroup {
+		return hubv1alpha1.TrialLinkGroup{LinkedAt: at, TrialIDs: ids}
+	}
+	tests := []struct {
+		name   string
+		ids    []string
+		prev   []hubv1alpha1.TrialLinkGroup
+		specAt *metav1.Time
+		want   []hubv1alpha1.TrialLinkGroup
+	}{
+		{"no trials", nil, nil, &t2, nil},
+		{"the first trials, at the spec's time", []string{a, b}, nil, &t1, []hubv1alpha1.TrialLinkGroup{group(t1, a, b)}},
+		{"kept trials keep their time, new ones get the new spec's", []string{a, b, c}, []hubv1alpha1.TrialLinkGroup{group(t1, a, b)}, &t2,
+			[]hubv1alpha1.TrialLinkGroup{group(t1, a, b), group(t2, c)}},
+		{"unlinked trials are dropped, and empty groups with them", []string{c}, []hubv1alpha1.TrialLinkGroup{group(t1, a, b), group(t2, c)}, &t2,
+			[]hubv1alpha1.TrialLinkGroup{group(t2, c)}},
+		{"an unknown spec time records nothing new", []string{a, c}, []hubv1alpha1.TrialLinkGroup{group(t1, a)}, nil,
+			[]hubv1alpha1.TrialLinkGroup{group(t1, a)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, trialLinks(tt.ids, tt.prev, tt.specAt)); diff != "" {
+				t.Errorf("trialLinks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFirstInvalidRowNames(t *testing.T) {
+	var names []string
+	for _, n := range []string{"r-7", "r-2", "r-9", "r-1", "r-5", "r-3", "r-8", "r-0"} {
+		names = firstNames(names, n, 5)
+	}
+	if diff := cmp.Diff([]string{"r-0", "r-1", "r-2", "r-3", "r-5"}, names); diff != "" {
+		t.Errorf("firstNames (-want +got):\n%s", diff)
+	}
+}

@@ -23,6 +23,7 @@ const maxInvalidFields = 100
 func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now time.Time) hubv1alpha1.LeaderboardRowStatus {
 	st := *row.Status.DeepCopy()
 	st.UpdatedAt = specChangedAt(row, st.ObservedGeneration, st.UpdatedAt, now)
+	st.TrialLinks = trialLinks(row.Spec.TrialIDs, st.TrialLinks, st.UpdatedAt)
 	st.ObservedGeneration = row.Generation
 	st.InvalidFields = nil
 	cond := metav1.Condition{Type: hubv1alpha1.ConditionValid, ObservedGeneration: row.Generation}
@@ -75,4 +76,39 @@ func validateRow(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) (
 	}
 	errs := metaSchema.Validate("metadata", rawJSON(row.Spec.Metadata))
 	return append(errs, metricsSchema.Validate("metrics", rawJSON(row.Spec.Metrics))...), nil
+}
+
+// trialLinks keeps the link times of the trials still linked and records the trials
+// that are new in the spec as linked at specAt, the time the current spec was first
+// seen (nil before the row's spec time is known: they are recorded with its next
+// change).
+func trialLinks(ids []string, prev []hubv1alpha1.TrialLinkGroup, specAt *metav1.Time) []hubv1alpha1.TrialLinkGroup {
+	linked := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		linked[strings.ToLower(id)] = true
+	}
+	var out []hubv1alpha1.TrialLinkGroup
+	known := map[string]bool{}
+	for _, g := range prev {
+		var keep []string
+		for _, id := range g.TrialIDs {
+			if k := strings.ToLower(id); linked[k] && !known[k] {
+				known[k] = true
+				keep = append(keep, id)
+			}
+		}
+		if len(keep) > 0 {
+			out = append(out, hubv1alpha1.TrialLinkGroup{LinkedAt: g.LinkedAt, TrialIDs: keep})
+		}
+	}
+	var fresh []string
+	for _, id := range ids {
+		if !known[strings.ToLower(id)] {
+			fresh = append(fresh, id)
+		}
+	}
+	if len(fresh) > 0 && specAt != nil {
+		out = append(out, hubv1alpha1.TrialLinkGroup{LinkedAt: *specAt, TrialIDs: fresh})
+	}
+	return out
 }

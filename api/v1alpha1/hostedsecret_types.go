@@ -36,12 +36,19 @@ const (
 	// the HostedSecret it belongs to. The operator finds (and cleans up) value Secrets by
 	// it, and adopts a Secret applied with kubectl only when it carries it.
 	LabelHostedSecret = "hub.podium.dev/hosted-secret"
+	// AnnotationHostedSecretUID is on every value Secret Podium has stored or adopted:
+	// the UID of the HostedSecret it is bound to. A Secret bound to one HostedSecret is
+	// never used by another, even one of the same name (docs/secrets.md, "Ownership").
+	AnnotationHostedSecretUID = "hub.podium.dev/hosted-secret-uid"
 	// LabelSlot is on each slot pointer (a Lease): the hash of the slot it guards.
 	LabelSlot = "hub.podium.dev/slot"
 	// AnnotationHolderName is on each slot pointer: the name of the HostedSecret whose
 	// UID is the Lease's holderIdentity.
 	AnnotationHolderName = "hub.podium.dev/holder-name"
-	// AnnotationCreatedBy records the Kubernetes user that stored a secret over HTTP.
+	// AnnotationCreatedBy records who created an object: on a HostedSecret, the
+	// Kubernetes user that stored it over HTTP (or, with kubectl, set to one's own name;
+	// config/admission refuses anyone else's); on a LeaderboardRow, the user that created
+	// it, set by the apiserver at admission (config/admission/row_created_by.yaml).
 	AnnotationCreatedBy = "hub.podium.dev/created-by"
 )
 
@@ -53,12 +60,16 @@ const (
 	ReasonPending = "Pending"
 	// ReasonSlotOccupied: another active secret holds the slot; supersede it to replace it.
 	ReasonSlotOccupied = "SlotOccupied"
-	// ReasonValueMissing: the referenced Secret or its key does not exist.
+	// ReasonValueMissing: the referenced Secret is granted but its key is missing,
+	// empty or too large.
 	ReasonValueMissing = "ValueMissing"
-	// ReasonSecretNotGranted: the referenced Secret does not carry the label
-	// hub.podium.dev/hosted-secret=<this HostedSecret's name>. Whoever may write the
-	// Secret grants it with that label; without it Podium neither reads nor adopts it,
-	// so that the right to create a HostedSecret is not a way to read or delete Secrets.
+	// ReasonSecretNotGranted: the referenced Secret does not exist, or is not granted
+	// to this HostedSecret: it does not carry the label
+	// hub.podium.dev/hosted-secret=<this HostedSecret's name>, or it is bound to another
+	// HostedSecret UID. Whoever may write the Secret grants it with that label; without
+	// it Podium neither reads nor adopts it, so that the right to create a HostedSecret
+	// is not a way to read or delete Secrets. The two cases read the same, so that a
+	// status tells nobody which Secrets exist (docs/secrets.md, "Ownership").
 	ReasonSecretNotGranted = "SecretNotGranted"
 	// ReasonRevoked: the secret was revoked (status.reason says why).
 	ReasonRevoked = "Revoked"
@@ -66,15 +77,18 @@ const (
 
 // SecretValueRef points at the Kubernetes Secret (same namespace) that holds the value.
 type SecretValueRef struct {
-	// name of the Secret.
+	// name of the Secret: a Kubernetes object name (lower-case letters, digits, '-' and
+	// '.', starting and ending with a letter or digit).
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Name string `json:"name"`
-	// key in the Secret's data; default "value".
+	// key in the Secret's data; default "value". Letters, digits, '-', '_' and '.'.
 	// +optional
 	// +kubebuilder:default=value
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
 	Key string `json:"key,omitempty"`
 }
 
@@ -104,9 +118,11 @@ type HostedSecretSpec struct {
 	// +kubebuilder:validation:Pattern=`^[A-Z][A-Z0-9_]{0,63}$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="envVar is immutable"
 	EnvVar string `json:"envVar"`
-	// provider is an optional label, for example "anthropic"; at most 64 characters.
+	// provider is an optional label, for example "anthropic"; at most 64 characters, no
+	// control or formatting characters (such as bidirectional overrides).
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="!self.matches(r'[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]')",message="provider must not contain control or formatting characters (such as bidirectional overrides)"
 	Provider string `json:"provider,omitempty"`
 	// secretRef names the Secret holding the value. Immutable.
 	// +required

@@ -151,6 +151,11 @@ type LeaderboardSpec struct {
 	// +optional
 	// +kubebuilder:default=private
 	Visibility Visibility `json:"visibility,omitempty"`
+	// showAuthors makes a public board's read show who created each row (created_by).
+	// User names can be personal data, so a public board does not show them unless it
+	// opts in; a private board, read by its org's members only, always does.
+	// +optional
+	ShowAuthors bool `json:"showAuthors,omitempty"`
 	// metadataSchema is a JSON-Schema style object schema for each row's metadata
 	// (type: object, properties with per-property type).
 	// +optional
@@ -205,6 +210,8 @@ const (
 	ReasonLeaderboardUnfit = "LeaderboardNotReady"
 	ReasonValuesValid      = "ValuesValid"
 	ReasonValuesInvalid    = "ValuesInvalid"
+	// ReasonRowsInvalid is the board's Warning event when rows fail its schemas.
+	ReasonRowsInvalid = "RowsInvalid"
 )
 
 // LeaderboardStatus is the observed state of a Leaderboard.
@@ -247,6 +254,19 @@ type LeaderboardStatus struct {
 	// rankedRows is the number of rows shown and ranked (display and valid).
 	// +optional
 	RankedRows int32 `json:"rankedRows"`
+	// invalidRows is the number of rows whose values fail the board's schemas (their
+	// Valid condition is False with reason ValuesInvalid); they are not ranked. A
+	// definition change applied with kubectl or GitOps that invalidates rows shows here
+	// (the CLI refuses such a change instead), with a Warning event RowsInvalid.
+	// +optional
+	InvalidRows int32 `json:"invalidRows,omitempty"`
+	// invalidRowNames names a few of the invalid rows (object names, at most 5, in
+	// name order).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=5
+	// +kubebuilder:validation:items:MaxLength=253
+	InvalidRowNames []string `json:"invalidRowNames,omitempty"`
 }
 
 // Leaderboard is a ranked table of results for a dataset: its definition. Its rows are

@@ -72,6 +72,27 @@ type LeaderboardRowStatus struct {
 	// +optional
 	// +listType=atomic
 	InvalidFields []FieldError `json:"invalidFields,omitempty"`
+	// trialLinks records when each linked trial was linked: the trials of
+	// spec.trialIDs grouped by the time the controller first saw them there (the
+	// creation time for trials the row was created with). Trials unlinked since are
+	// dropped; a trial linked again gets the new time.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=10000
+	TrialLinks []TrialLinkGroup `json:"trialLinks,omitempty"`
+}
+
+// TrialLinkGroup is the trials linked to a row at one time.
+type TrialLinkGroup struct {
+	// linkedAt is when these trials were linked.
+	// +required
+	LinkedAt metav1.Time `json:"linkedAt"`
+	// trialIDs are the trials linked at that time.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=10000
+	// +kubebuilder:validation:items:MaxLength=36
+	TrialIDs []string `json:"trialIDs"`
 }
 
 // FieldError names one field that fails validation and why.

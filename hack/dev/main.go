@@ -146,15 +146,29 @@ func run() error {
 	if err := waitReady(ctx, base+"/readyz", supDone); err != nil {
 		return err
 	}
-	fmt.Println(">> applying the org roles (config/rbac/org_roles.yaml) and config/samples")
+	fmt.Println(">> applying the admission policies (config/admission), the org roles (config/rbac/org_roles.yaml) and config/samples")
 	for _, args := range [][]string{
+		{"apply", "-k", filepath.Join(root, "config", "admission")},
 		{"apply", "-f", filepath.Join(root, "config", "rbac", "org_roles.yaml")},
 		{"apply", "-k", filepath.Join(root, "config", "samples")},
 	} {
-		apply := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
-		apply.Stdout, apply.Stderr = os.Stdout, os.Stderr
-		if err := apply.Run(); err != nil {
-			return fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
+		// A policy just created takes a few seconds to reach the apiserver's admission
+		// plugins (the row created-by policy answers 503 until then): retry a while.
+		for attempt := 1; ; attempt++ {
+			apply := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+			apply.Stdout, apply.Stderr = os.Stdout, os.Stderr
+			err := apply.Run()
+			if err == nil {
+				break
+			}
+			if attempt == 30 || ctx.Err() != nil {
+				return fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
+			}
+			fmt.Println(">> retrying in 2 s")
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Second):
+			}
 		}
 	}
 

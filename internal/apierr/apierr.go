@@ -20,6 +20,7 @@ const (
 	CodeReplacementRequired = "replacement_required" // 409
 	CodeReplacementStale    = "replacement_stale"    // 409
 	CodeStale               = "stale"                // 409
+	CodeConflict            = "conflict"             // 409: the record already exists
 	CodePayloadTooLarge     = "payload_too_large"    // 413
 	CodeMethodNotAllowed    = "method_not_allowed"   // 405
 	CodeInternal            = "internal"             // 500

@@ -8,25 +8,64 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	kjson "sigs.k8s.io/json"
 )
 
 // DecodeJSON decodes a request body strictly into v: malformed JSON, unknown fields,
-// trailing data and wrongly typed fields are a 400 naming the field; a body over the
-// server's limit (http.MaxBytesReader) is a 413. Messages never quote the body.
+// keys in another letter case than the field's (encoding/json would accept "Value" for
+// "value"), a key given twice at any depth (encoding/json keeps the last), trailing data
+// and wrongly typed fields are a 400 naming the field; a string that is not valid UTF-8
+// or holds an unpaired UTF-16 surrogate escape is a 422 naming it (encoding/json would
+// replace it with U+FFFD, silently changing what was sent); a body over the server's
+// limit (http.MaxBytesReader) is a 413. Messages never quote the body.
 func DecodeJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return decodeError(err)
+	}
+	return DecodeJSONBytes(data, v)
+}
+
+// DecodeJSONBytes is DecodeJSON for a body already read.
+func DecodeJSONBytes(data []byte, v any) error {
+	// Types, unknown fields and trailing data: encoding/json's answers name the field.
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return decodeError(err)
-		}
 		return BadRequest("", "the body must hold exactly one JSON object")
 	}
+	// Duplicates at any depth, including parts decoded later (json.RawMessage).
+	var generic any
+	strict, err := kjson.UnmarshalStrict(data, &generic, kjson.DisallowDuplicateFields)
+	if err != nil {
+		return BadRequest("", "the body is not valid JSON")
+	}
+	if len(strict) > 0 {
+		return BadRequest(strictField(strict[0], "duplicate field "), "is given more than once")
+	}
+	// Letter case: decoding case-sensitively, a key that matched a field only up to
+	// case is an unknown field.
+	strict, err = kjson.UnmarshalStrict(data, v, kjson.DisallowUnknownFields)
+	if err != nil {
+		return BadRequest("", "the body could not be read")
+	}
+	if len(strict) > 0 {
+		return BadRequest(strictField(strict[0], "unknown field "), "unknown field (field names are case-sensitive)")
+	}
+	if field, ok := invalidText(data); !ok {
+		return Invalid(FieldError{Field: field, Message: "must be valid UTF-8 text without unpaired surrogates"})
+	}
 	return nil
+}
+
+// strictField extracts the field path from a sigs.k8s.io/json strict error, whose text
+// is `<kind> "<path>"`.
+func strictField(err error, kind string) string {
+	return strings.Trim(strings.TrimPrefix(err.Error(), kind), `"`)
 }
 
 func decodeError(err error) error {

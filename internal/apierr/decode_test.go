@@ -14,6 +14,8 @@ type body struct {
 	Name  string   `json:"name"`
 	Count int      `json:"count"`
 	Tags  []string `json:"tags"`
+	// Nested is decoded later (as preflight's config is): its duplicates count too.
+	Nested json.RawMessage `json:"nested"`
 }
 
 func TestDecodeJSON(t *testing.T) {
@@ -33,6 +35,17 @@ func TestDecodeJSON(t *testing.T) {
 		{name: "wrong type", body: `{"count":"three"}`, wantStatus: 400, wantCode: CodeBadRequest, wantField: "count"},
 		{name: "not an object", body: `[1,2]`, wantStatus: 400, wantCode: CodeBadRequest},
 		{name: "trailing data", body: `{"name":"a"}{"name":"b"}`, wantStatus: 400, wantCode: CodeBadRequest},
+		{name: "duplicate key", body: `{"name":"a","name":"b"}`, wantStatus: 400, wantCode: CodeBadRequest, wantField: "name"},
+		{name: "duplicate nested key", body: `{"name":"a","nested":{"x":1,"x":2}}`, wantStatus: 400, wantCode: CodeBadRequest, wantField: "nested.x"},
+		{name: "key in another case", body: `{"Name":"a"}`, wantStatus: 400, wantCode: CodeBadRequest, wantField: "Name"},
+		{name: "same key in two cases", body: `{"name":"a","NAME":"b"}`, wantStatus: 400, wantCode: CodeBadRequest, wantField: "NAME"},
+		{name: "invalid UTF-8", body: "{\"name\":\"a\xffb\"}", wantStatus: 422, wantCode: CodeValidationFailed, wantField: "name"},
+		{name: "lone high surrogate", body: `{"name":"a\ud800b"}`, wantStatus: 422, wantCode: CodeValidationFailed, wantField: "name"},
+		{name: "lone low surrogate", body: `{"tags":["ok","\udc00"]}`, wantStatus: 422, wantCode: CodeValidationFailed, wantField: "tags[1]"},
+		{name: "high surrogate at the end", body: `{"name":"\ud83d"}`, wantStatus: 422, wantCode: CodeValidationFailed, wantField: "name"},
+		{name: "paired surrogates", body: `{"name":"\ud83d\ude00 \u00e9 \\u"}`},
+		{name: "escaped backslash before u", body: `{"name":"\\ud800"}`},
+		{name: "raw non-ASCII", body: `{"name":"café 😀"}`},
 		{name: "too large", body: `{"name":"` + strings.Repeat("x", 100) + `"}`, limit: 50, wantStatus: 413, wantCode: CodePayloadTooLarge},
 	}
 	for _, tt := range tests {

@@ -125,24 +125,29 @@ func (t *table) flush() error {
 // paging is --limit and --page of a list (SPEC 4.6 rule 11).
 type paging struct {
 	limit, page int
+	// pageSet is true when --page was given: then only that page is printed.
+	pageSet bool
 }
 
 func (p *paging) add(c *cobra.Command) {
 	c.Flags().IntVar(&p.limit, "limit", 50, "items per page (1-1000)")
-	c.Flags().IntVar(&p.page, "page", 0, "page to print, from 1 (default: the first; quiet or piped output prints every page)")
+	c.Flags().IntVar(&p.page, "page", 1, "page to print, from 1 (without it, quiet or piped output prints every page)")
 }
 
-func (p *paging) check() error {
+// check validates --limit and --page; --page 0 is refused like any page below 1.
+func (p *paging) check(c *cobra.Command) error {
 	if p.limit < 1 || p.limit > 1000 {
 		return usagef("--limit must be between 1 and 1000, not %d", p.limit)
 	}
-	if p.page < 0 {
+	p.pageSet = c.Flags().Changed("page")
+	if p.page < 1 {
 		return usagef("--page starts at 1, not %d", p.page)
 	}
 	return nil
 }
 
-// Pagination is the JSON page description: DECISIONS' read paging.
+// Pagination is the JSON page description: the public read's paging fields
+// (docs/http-api.md).
 type Pagination struct {
 	Total      int `json:"total"`
 	Page       int `json:"page"`
@@ -150,15 +155,27 @@ type Pagination struct {
 	TotalPages int `json:"total_pages"`
 }
 
+// listPage is the one --json shape of every list (leaderboards, rows, trial links):
+// the page's items and the paging fields. It is defined here, for the CLI only; the
+// read's wire types are docs/http-api.md's.
+type listPage[T any] struct {
+	Items      []T        `json:"items"`
+	Pagination Pagination `json:"pagination"`
+}
+
+func newListPage[T any](items []T, pg Pagination) listPage[T] {
+	if items == nil {
+		items = []T{}
+	}
+	return listPage[T]{Items: items, Pagination: pg}
+}
+
 // window returns the slice bounds to print of n items: one page for --json or an
 // explicit --page or a terminal; every item (all pages) for quiet or piped output.
 func (a *app) window(p paging, n int) (lo, hi int, pg Pagination) {
 	page := p.page
-	if page == 0 {
-		page = 1
-	}
 	pg = Pagination{Total: n, Page: page, PageSize: p.limit, TotalPages: (n + p.limit - 1) / p.limit}
-	if !a.json && p.page == 0 && (a.quiet || !isTerminal(a.stdout)) {
+	if !a.json && !p.pageSet && (a.quiet || !isTerminal(a.stdout)) {
 		return 0, n, pg
 	}
 	lo = min((page-1)*p.limit, n)
@@ -171,5 +188,13 @@ func (a *app) pageHint(p paging, pg Pagination, what string) {
 	if a.json || a.quiet || !isTerminal(a.stdout) || pg.TotalPages <= 1 {
 		return
 	}
-	fmt.Fprintf(a.stderr, "Page %d of %d (%d %s); see more with --page %d\n", pg.Page, pg.TotalPages, pg.Total, what, min(pg.Page+1, pg.TotalPages))
+	fmt.Fprintf(a.stderr, "Page %d of %d (%s); see more with --page %d\n", pg.Page, pg.TotalPages, count(pg.Total, what), min(pg.Page+1, pg.TotalPages))
+}
+
+// count writes n and a noun in the right number: "1 row", "2 rows".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -20,10 +20,8 @@ func (a *app) initCmd() *cobra.Command {
 			"YAML by default; --format json, or --format manifest for a Kubernetes manifest to commit.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			for flag, v := range map[string]string{"--package": pkg, "--name": name, "--title": title, "--output": output} {
-				if v == "" {
-					return usagef("%s is required", flag)
-				}
+			if err := requireFlags(c, "package", "name", "title", "output"); err != nil {
+				return err
 			}
 			if org, ds, ok := strings.Cut(pkg, "/"); !ok || org == "" || ds == "" || strings.Contains(ds, "/") {
 				return usagef("--package must be <org>/<dataset>, not %q", pkg)

@@ -12,9 +12,11 @@ import (
 )
 
 func (a *app) listCmd() *cobra.Command {
+	var p paging
 	c := &cobra.Command{
-		Use:   "list [<org>/<dataset> | <dataset-id>]",
-		Short: "List leaderboards, optionally of one dataset",
+		Use:     "list [<org>/<dataset> | <dataset-id>]",
+		Aliases: []string{"ls"},
+		Short:   "List leaderboards, optionally of one dataset",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("list takes at most one dataset (%d given)", len(args))
@@ -22,6 +24,9 @@ func (a *app) listCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := p.check(c); err != nil {
+				return err
+			}
 			cl, err := a.hub()
 			if err != nil {
 				return err
@@ -35,13 +40,15 @@ func (a *app) listCmd() *cobra.Command {
 				return err
 			}
 			slices.SortFunc(boards, func(x, y hubv1alpha1.Leaderboard) int { return strings.Compare(hub.Slug(&x), hub.Slug(&y)) })
+			lo, hi, pg := a.window(p, len(boards))
+			boards = boards[lo:hi]
 			switch {
 			case a.json:
 				out := []hub.BoardJSON{}
 				for i := range boards {
 					out = append(out, hub.BoardToJSON(&boards[i]))
 				}
-				return a.printJSON(map[string]any{"leaderboards": out})
+				return a.printJSON(newListPage(out, pg))
 			case a.quiet:
 				for i := range boards {
 					fmt.Fprintln(a.stdout, hub.Slug(&boards[i]))
@@ -53,9 +60,14 @@ func (a *app) listCmd() *cobra.Command {
 				j := hub.BoardToJSON(&boards[i])
 				t.row(hub.Slug(&boards[i]), j.ID, clip(j.Title, 40), j.Visibility, fmt.Sprint(j.Rows), readyText(j))
 			}
-			return t.flush()
+			if err := t.flush(); err != nil {
+				return err
+			}
+			a.pageHint(p, pg, "leaderboard")
+			return nil
 		},
 	}
+	p.add(c)
 	a.addListFlags(c, "leaderboard slugs")
 	return c
 }

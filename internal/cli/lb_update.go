@@ -122,5 +122,5 @@ func (a *app) printUpdate(slug string, res *hub.UpdateResult) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "%d definition fields, %d rows updated, %d rows added, %d rows unchanged\n", len(res.Diff), len(res.RowsUpdated), created, res.RowsSkipped)
+	fmt.Fprintf(w, "%s, %s updated, %s added, %s unchanged\n", count(len(res.Diff), "definition field"), count(len(res.RowsUpdated), "row"), count(created, "row"), count(res.RowsSkipped, "row"))
 }

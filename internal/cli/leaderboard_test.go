@@ -35,11 +35,13 @@ type boardJSON struct {
 	Rows              int      `json:"rows"`
 }
 
+// show reads a board with `show --json` (the read's payload: {leaderboard, rows,
+// pagination}).
 func show(home, ref string) boardJSON {
 	GinkgoHelper()
-	var b boardJSON
-	Expect(json.Unmarshal([]byte(ok(home, "hub", "leaderboard", "show", ref, "--json")), &b)).To(Succeed())
-	return b
+	var p struct{ Leaderboard boardJSON }
+	Expect(json.Unmarshal([]byte(ok(home, "hub", "leaderboard", "show", ref, "--json")), &p)).To(Succeed())
+	return p.Leaderboard
 }
 
 // makeBoard writes an init file and creates the board from it.
@@ -199,9 +201,9 @@ var _ = Describe("leaderboard init, create, list, show", func() {
 		table := ok(home, "hub", "leaderboard", "list", org+"/bench")
 		Expect(table).To(And(HavePrefix("SLUG"), ContainSubstring(b.ID)))
 		Expect(ok(home, "hub", "leaderboard", "list", org+"/bench", "--no-headers")).NotTo(ContainSubstring("SLUG"))
-		var listed struct{ Leaderboards []boardJSON }
+		var listed struct{ Items []boardJSON }
 		Expect(json.Unmarshal([]byte(ok(home, "hub", "leaderboard", "list", org+"/bench", "--json")), &listed)).To(Succeed())
-		Expect(listed.Leaderboards).To(ConsistOf(HaveField("ID", b.ID)))
+		Expect(listed.Items).To(ConsistOf(HaveField("ID", b.ID)))
 		Expect(ok(home, "hub", "leaderboard", "show", slug)).To(ContainSubstring("metrics.reward desc (nulls last)"))
 
 		// Rows were created in the same operation, labelled and owned.

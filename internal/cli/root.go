@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -64,7 +66,7 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func errorText(err error) string {
 	var ae *apierr.Error
 	if errors.As(err, &ae) {
-		if ae.Code == apierr.CodeStale || ae.Code == apierr.CodeRowsInvalid || ae.Code == apierr.CodeForbidden {
+		if ae.Code == apierr.CodeStale || ae.Code == apierr.CodeConflict || ae.Code == apierr.CodeRowsInvalid || ae.Code == apierr.CodeForbidden {
 			return ae.Message + " [" + ae.Code + "]"
 		}
 		return ae.Message
@@ -118,9 +120,48 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 	}
 }
 
+// noArgs refuses arguments; on a command with subcommands an argument is a mistyped
+// subcommand, so the error suggests the nearest ones (as cobra does for the root).
 func noArgs(c *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef("unknown command %q for %q", args[0], c.CommandPath())
+	if len(args) == 0 {
+		return nil
 	}
-	return nil
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply
+	}
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + quoteList(s) + "?"
+	}
+	return usageError{errors.New(msg)}
+}
+
+// quoteList writes names as "a", "b" or "c".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// requireFlags refuses a command whose required flags are missing (or empty), naming
+// every one of them, not only the first.
+func requireFlags(c *cobra.Command, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if f := c.Flags().Lookup(n); f == nil || f.Value.String() == "" {
+			missing = append(missing, "--"+n)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return usagef("%s is required", missing[0])
+	}
+	return usagef("%s and %s are required", strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1])
 }

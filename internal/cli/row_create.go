@@ -47,7 +47,7 @@ func (a *app) rowCreateCmd() *cobra.Command {
 				}
 				return nil
 			}
-			fmt.Fprintf(a.stderr, "Created %d rows on %s\n", len(rows), hub.Slug(lb))
+			fmt.Fprintf(a.stderr, "Created %s on %s\n", count(len(rows), "row"), hub.Slug(lb))
 			t := a.newTable("INDEX", "ID")
 			for i, r := range rows {
 				t.row(fmt.Sprint(i), string(r.UID))

@@ -15,7 +15,9 @@ func (a *app) rowDeleteCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "delete <row-id>... [--yes]",
 		Short: "Permanently delete rows (and their trial links)",
-		Long:  "Without --yes, asks for confirmation on a terminal; when stdin is not a terminal, --yes is required.",
+		Long: "Without --yes, asks for confirmation on a terminal; when stdin is not a terminal, --yes is required.\n" +
+			"An id given twice counts once. Every row is found and every delete checked by a server-side\n" +
+			"dry-run first, so nothing is deleted unless every delete is allowed.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("row delete takes one or more row ids")
@@ -28,11 +30,12 @@ func (a *app) rowDeleteCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			n := len(hub.Dedupe(args))
 			if !yes {
 				if !isTerminal(a.stdin) {
-					return usagef("refusing to delete %d rows without confirmation: stdin is not a terminal; pass --yes", len(args))
+					return usagef("refusing to delete %s without confirmation: stdin is not a terminal; pass --yes", count(n, "row"))
 				}
-				fmt.Fprintf(a.stderr, "Permanently delete %d rows and their trial links? Type 'yes' to confirm: ", len(args))
+				fmt.Fprintf(a.stderr, "Permanently delete %s and their trial links? Type 'yes' to confirm: ", count(n, "row"))
 				answer, _ := bufio.NewReader(a.stdin).ReadString('\n')
 				if a := strings.ToLower(strings.TrimSpace(answer)); a != "yes" && a != "y" {
 					return fmt.Errorf("not confirmed: nothing was deleted")
@@ -53,7 +56,7 @@ func (a *app) rowDeleteCmd() *cobra.Command {
 			if a.json {
 				return a.printJSON(map[string]any{"deleted": ids})
 			}
-			fmt.Fprintf(a.stdout, "Deleted %d rows\n", len(ids))
+			fmt.Fprintf(a.stdout, "Deleted %s\n", count(len(ids), "row"))
 			return nil
 		},
 	}

@@ -68,7 +68,7 @@ func (a *app) rowExportCmd() *cobra.Command {
 			if a.json {
 				return a.printJSON(map[string]any{"id": id, "output": output, "rows": n})
 			}
-			fmt.Fprintf(a.stdout, "Exported %d rows to %s\n", n, output)
+			fmt.Fprintf(a.stdout, "Exported %s to %s\n", count(n, "row"), output)
 			return nil
 		},
 	}

@@ -11,13 +11,14 @@ import (
 func (a *app) rowListCmd() *cobra.Command {
 	var p paging
 	c := &cobra.Command{
-		Use:   "list <leaderboard>",
-		Short: "List a leaderboard's rows with ids and ranks",
+		Use:     "list <leaderboard>",
+		Aliases: []string{"ls"},
+		Short:   "List a leaderboard's rows with ids and ranks",
 		Long: "Rows in rank order as the server ranks them (shown, valid rows), then the unranked\n" +
 			"(hidden, invalid or not yet validated) rows in creation order, with rank \"-\".",
 		Args: exactArgs(1, "one leaderboard"),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := p.check(); err != nil {
+			if err := p.check(c); err != nil {
 				return err
 			}
 			cl, err := a.hub()
@@ -41,7 +42,7 @@ func (a *app) rowListCmd() *cobra.Command {
 				for _, r := range page {
 					out = append(out, hub.RowToJSON(string(lb.UID), r.Row, r.Rank))
 				}
-				return a.printJSON(map[string]any{"rows": out, "pagination": pg})
+				return a.printJSON(newListPage(out, pg))
 			case a.quiet:
 				for _, r := range page {
 					fmt.Fprintln(a.stdout, r.Row.UID)
@@ -66,7 +67,7 @@ func (a *app) rowListCmd() *cobra.Command {
 			if err := t.flush(); err != nil {
 				return err
 			}
-			a.pageHint(p, pg, "rows")
+			a.pageHint(p, pg, "row")
 			return nil
 		},
 	}

@@ -19,11 +19,12 @@ func (a *app) trialCmd() *cobra.Command {
 func (a *app) trialListCmd() *cobra.Command {
 	var p paging
 	c := &cobra.Command{
-		Use:   "list <row-id>",
-		Short: "List a row's linked trial ids",
-		Args:  exactArgs(1, "one row id"),
+		Use:     "list <row-id>",
+		Aliases: []string{"ls"},
+		Short:   "List a row's linked trial ids",
+		Args:    exactArgs(1, "one row id"),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := p.check(); err != nil {
+			if err := p.check(c); err != nil {
 				return err
 			}
 			cl, err := a.hub()
@@ -34,26 +35,30 @@ func (a *app) trialListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ids := row.Spec.TrialIDs
-			lo, hi, pg := a.window(p, len(ids))
-			page := ids[lo:hi]
+			links := hub.TrialLinks(row)
+			lo, hi, pg := a.window(p, len(links))
+			page := links[lo:hi]
 			switch {
 			case a.json:
-				return a.printJSON(map[string]any{"trial_ids": append([]string{}, page...), "pagination": pg})
+				return a.printJSON(newListPage(page, pg))
 			case a.quiet:
-				for _, id := range page {
-					fmt.Fprintln(a.stdout, id)
+				for _, l := range page {
+					fmt.Fprintln(a.stdout, l.TrialID)
 				}
 				return nil
 			}
-			tb := a.newTable("TRIAL ID")
-			for _, id := range page {
-				tb.row(id)
+			tb := a.newTable("TRIAL ID", "LINKED")
+			for _, l := range page {
+				linked := "-"
+				if l.LinkedAt != nil {
+					linked = *l.LinkedAt
+				}
+				tb.row(l.TrialID, linked)
 			}
 			if err := tb.flush(); err != nil {
 				return err
 			}
-			a.pageHint(p, pg, "trials")
+			a.pageHint(p, pg, "trial")
 			return nil
 		},
 	}
@@ -89,6 +94,9 @@ func (a *app) trialChangeCmd(verb string) *cobra.Command {
 			case verb != "set" && len(ids) == 0:
 				return usagef("trial %s needs --trial-id", verb)
 			}
+			if _, j := hub.DuplicateTrialID(ids); j >= 0 {
+				return usagef("--trial-id %s is given twice", ids[j])
+			}
 			if file != "" {
 				var err error
 				if ids, err = hub.LoadTrialIDs(file); err != nil {
@@ -123,6 +131,6 @@ func (a *app) printTrials(row *hubv1alpha1.LeaderboardRow) error {
 	if a.json {
 		return a.printJSON(map[string]any{"row_id": string(row.UID), "trial_ids": append([]string{}, row.Spec.TrialIDs...)})
 	}
-	fmt.Fprintf(a.stdout, "Row %s now links %d trials\n", row.UID, len(row.Spec.TrialIDs))
+	fmt.Fprintf(a.stdout, "Row %s now links %s\n", row.UID, count(len(row.Spec.TrialIDs), "trial"))
 	return nil
 }

@@ -24,10 +24,12 @@ type rowJSON struct {
 	Metrics  json.RawMessage `json:"metrics"`
 	TrialIDs []string        `json:"trial_ids"`
 	Valid    *bool           `json:"valid"`
+	// CreatedBy is who created the row (the read's created_by).
+	CreatedBy *string `json:"created_by"`
 }
 
 type rowList struct {
-	Rows       []rowJSON
+	Rows       []rowJSON `json:"items"`
 	Pagination struct {
 		Total      int `json:"total"`
 		Page       int `json:"page"`
@@ -134,7 +136,7 @@ var _ = Describe("rows", func() {
 		raw, _ = json.Marshal(f)
 		Expect(os.WriteFile(all, raw, 0o644)).To(Succeed())
 		out := ok(home, "hub", "leaderboard", "update", slug, "--rows", all)
-		Expect(out).To(And(ContainSubstring("1 rows updated"), ContainSubstring("1 rows added"), ContainSubstring("3 rows unchanged")))
+		Expect(out).To(And(ContainSubstring("1 row updated"), ContainSubstring("1 row added"), ContainSubstring("3 rows unchanged")))
 		Eventually(func() string { return listRows(home, slug).Rows[0].ID }).Should(Equal(ids[2]))
 		Expect(listRows(home, slug).Rows).To(HaveLen(5))
 		// Applying the same (now stale) export again is refused.
@@ -195,13 +197,16 @@ var _ = Describe("rows", func() {
 		ok(home, "hub", "leaderboard", "row", "trial", "remove", id, "--trial-id", trialA)
 		Expect(trials()).To(Equal([]string{trialB, trialC}))
 		var page struct {
-			TrialIDs   []string `json:"trial_ids"`
+			Items []struct {
+				TrialID string `json:"trial_id"`
+			}
 			Pagination struct {
 				Total, Page, TotalPages int
 			}
 		}
 		Expect(json.Unmarshal([]byte(ok(home, "hub", "leaderboard", "row", "trial", "list", id, "--json", "--limit", "1", "--page", "2")), &page)).To(Succeed())
-		Expect(page.TrialIDs).To(Equal([]string{trialC}))
+		Expect(page.Items).To(HaveLen(1))
+		Expect(page.Items[0].TrialID).To(Equal(trialC))
 		Expect(ok(home, "hub", "leaderboard", "row", "trial", "list", id)).To(HavePrefix("TRIAL ID"))
 
 		file := write(home, "trials.yaml", "trial_ids:\n  - "+trialA+"\n")
@@ -273,7 +278,7 @@ var _ = Describe("row delete on a terminal", func() {
 
 		r = onTerminal(home, "no\n", "hub", "leaderboard", "row", "delete", ids[0])
 		Expect(r.code).To(Equal(1), r.String())
-		Expect(r.out).To(And(ContainSubstring("Permanently delete 1 rows"), ContainSubstring("nothing was deleted")))
+		Expect(r.out).To(And(ContainSubstring("Permanently delete 1 row "), ContainSubstring("nothing was deleted")))
 		ok(home, "hub", "leaderboard", "row", "show", ids[0])
 		r = onTerminal(home, "yes\n", "hub", "leaderboard", "row", "delete", ids[0])
 		Expect(r.code).To(Equal(0), r.String())

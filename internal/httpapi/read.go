@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +34,18 @@ const AnnotationUpdatedAt = "hub.podium.dev/updated-at"
 
 // ReadPath is the public leaderboard read.
 const ReadPath = "/v1/leaderboard-read"
+
+// PublicCacheControl is the Cache-Control of everything public a shared cache or CDN
+// may store: the GET read of a public board and the web pages (docs/http-api.md, "GET
+// and caching"). Boards change a few times a day: a cache may keep an answer 5 minutes
+// and, past that, serve it stale for up to an hour while it revalidates by ETag.
+const PublicCacheControl = "public, max-age=300, stale-while-revalidate=3600"
+
+// GET read routes (ServeMux patterns, without the method).
+const (
+	GetBySlugPath = "/v1/leaderboards/{org}/{dataset}/{name}"
+	GetByIDPath   = "/v1/leaderboards/{id}"
+)
 
 // Ranks is the ranking index as the read sees it (ranking.Registry behind an adapter).
 type Ranks interface {
@@ -172,13 +186,20 @@ var (
 	contentTypeJSON = []string{"application/json"}
 	cachePublic     = []string{"no-cache"}
 	cachePrivate    = []string{"private, no-cache"}
+	// The GET read's: boards change a few times a day, so a shared cache may keep a
+	// public page 5 minutes and, past that, serve it stale for up to an hour while it
+	// revalidates (a 304 when nothing changed). Private boards are never stored.
+	cacheGETPublic      = []string{PublicCacheControl}
+	cacheNoStorePrivate = []string{"private, no-store"}
+	cacheNoStore        = []string{"no-store"}
+	varyAuthorization   = []string{"Authorization"}
 )
 
 // Preflight answers the browser's CORS preflight of the read.
 func Preflight(w http.ResponseWriter, _ *http.Request) {
 	h := w.Header()
 	setCORS(h)
-	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 	h.Set("Access-Control-Allow-Headers", "Content-Type, If-None-Match")
 	h.Set("Access-Control-Max-Age", "86400")
 	w.WriteHeader(http.StatusNoContent)
@@ -192,8 +213,84 @@ func (rd *Read) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, err)
 		return
 	}
+	rd.serve(w, r, t, false)
+}
+
+// ServeGET implements GET /v1/leaderboards/{org}/{dataset}/{name} and
+// GET /v1/leaderboards/{id}, with page and page_size in the query: the same answer as
+// the POST read, byte for byte, in a form shared caches and CDNs store (docs/http-api.md,
+// "GET and caching"). Public boards are cacheable (cacheGETPublic), private ones never
+// (private, no-store); errors are never stored. Vary: Authorization keeps a cache from
+// answering a member's request with what an anonymous reader got.
+func (rd *Read) ServeGET(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	setCORS(h)
+	h["Vary"] = varyAuthorization
+	t, err := parseGET(r)
+	if err != nil {
+		h["Cache-Control"] = cacheNoStore
+		apierr.Write(w, err)
+		return
+	}
+	rd.serve(w, r, t, true)
+}
+
+// parseGET reads the target from the path and the query. Unknown, repeated or
+// unparseable query parameters are a 400, as a body's unknown fields are.
+func parseGET(r *http.Request) (target, error) {
+	t := target{page: 1, size: DefaultPageSize}
+	if id := r.PathValue("id"); id != "" {
+		if !validUUID(id) {
+			return t, apierr.BadRequest("leaderboard_id", "must be a UUID")
+		}
+		t.id = strings.ToLower(id)
+	} else {
+		pkg := r.PathValue("org") + "/" + r.PathValue("dataset")
+		if !validPackage(pkg) {
+			return t, apierr.BadRequest("package", "must be <org>/<dataset>")
+		}
+		t.pkg, t.name = pkg, r.PathValue("name")
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return t, apierr.BadRequest("", "the query string could not be parsed")
+	}
+	for k, v := range q {
+		if k != "page" && k != "page_size" {
+			return t, apierr.BadRequest(k, "unknown query parameter; known: page, page_size")
+		}
+		if len(v) > 1 {
+			return t, apierr.BadRequest(k, "must be given at most once")
+		}
+		n, err := strconv.ParseInt(v[0], 10, 64)
+		switch {
+		case err != nil:
+			return t, apierr.BadRequest(k, "must be an integer")
+		case k == "page" && n < 1:
+			return t, apierr.BadRequest("page", "must be at least 1")
+		case k == "page":
+			t.page = n
+		case n < 1 || n > MaxPageSize:
+			return t, apierr.BadRequest("page_size", "must be between 1 and %d", MaxPageSize)
+		default:
+			t.size = n
+		}
+	}
+	return t, nil
+}
+
+// serve answers a validated read with the page of t, cached by everything it depends
+// on. get selects the GET read's Cache-Control values over the POST read's.
+func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool) {
+	public, private := cachePublic, cachePrivate
+	if get {
+		public, private = cacheGETPublic, cacheNoStorePrivate
+	}
 	lb, err := rd.find(r.Context(), t)
 	if err != nil {
+		if get {
+			w.Header()["Cache-Control"] = cacheNoStore
+		}
 		apierr.Write(w, err)
 		return
 	}
@@ -219,9 +316,9 @@ func (rd *Read) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["Etag"] = []string{etag}
 	}
 	if lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
-		h["Cache-Control"] = cachePublic
+		h["Cache-Control"] = public
 	} else {
-		h["Cache-Control"] = cachePrivate
+		h["Cache-Control"] = private
 	}
 	if matchesETag(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
@@ -255,24 +352,34 @@ func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, e
 		rd.o.Log.Error(err, "Looking up a leaderboard in the cache failed", "target", t.String())
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the leaderboard cannot be read now; try again")
 	}
-	if lb == nil {
-		return nil, notFound()
+	if lb != nil && !index.Servable(lb) {
+		lb = nil // named another org's dataset: answered like a missing board
 	}
-	if lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
+	if lb != nil && lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
 		return lb, nil
 	}
 	caller := authn.CallerFrom(ctx)
 	if caller.Anonymous || rd.o.Reviewer == nil {
 		return nil, notFound()
 	}
-	ok, err := rd.o.Reviewer.Allowed(ctx, caller, authn.Attributes{
-		Namespace: lb.Namespace, Verb: "get", Resource: "leaderboards", Name: lb.Name,
-	})
+	// A missing board is authorized just like a private one, so that an authenticated
+	// caller cannot tell the two apart by how long the 404 takes (a review costs
+	// milliseconds; docs/http-api.md, "Private boards").
+	attrs := authn.Attributes{Verb: "get", Resource: "leaderboards"}
+	if lb != nil {
+		attrs.Namespace, attrs.Name = lb.Namespace, lb.Name
+	} else if t.id != "" {
+		attrs.Namespace, attrs.Name = caller.ServiceAccountNamespace, t.id
+	} else {
+		attrs.Namespace, _, _ = strings.Cut(t.pkg, "/")
+		attrs.Name = t.name
+	}
+	ok, err := rd.o.Reviewer.Allowed(ctx, caller, attrs)
 	if err != nil {
 		rd.o.Log.Error(err, "Authorizing a private leaderboard read failed", "user", caller.User)
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the read cannot be authorized now; try again")
 	}
-	if !ok {
+	if !ok || lb == nil {
 		return nil, notFound()
 	}
 	return lb, nil
@@ -388,6 +495,9 @@ type (
 		CreatedAt     string          `json:"created_at"`
 		UpdatedAt     string          `json:"updated_at"`
 		NTrials       int             `json:"n_trials"`
+		// CreatedBy is who created the row, as the apiserver recorded it; null when
+		// unknown or not shown (ShowsAuthors).
+		CreatedBy *string `json:"created_by"`
 	}
 )
 
@@ -519,5 +629,17 @@ func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wireRow {
 	if row.Spec.Metrics != nil {
 		w.Metrics = rawOrEmpty(row.Spec.Metrics.Raw)
 	}
+	if ShowsAuthors(lb) {
+		if by, ok := row.Annotations[hubv1alpha1.AnnotationCreatedBy]; ok && by != "" {
+			w.CreatedBy = &by
+		}
+	}
 	return w
+}
+
+// ShowsAuthors says whether the read shows who created a board's rows. User names can
+// be personal data: a public board shows them only when it opts in (spec.showAuthors);
+// a private board, which only its org's members can read, always does.
+func ShowsAuthors(lb *hubv1alpha1.Leaderboard) bool {
+	return lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || lb.Spec.ShowAuthors
 }

@@ -24,6 +24,28 @@ const (
 	RowBoard = "spec.leaderboard"
 )
 
+// Servable says whether a board may be served (the public read, the web pages): not
+// when its package belongs to another organization than the board's namespace. Such a
+// board (the controller reports it not Ready, reason PackageInOtherOrg) would otherwise
+// be shown under another org's dataset and id. It is answered like a missing board.
+// The same holds while its package is unknown.
+func Servable(lb *hubv1alpha1.Leaderboard) bool {
+	for _, c := range lb.Status.Conditions {
+		if c.Type == hubv1alpha1.ConditionReady && c.Reason == hubv1alpha1.ReasonPackageWrongOrg {
+			return false
+		}
+	}
+	pkg := lb.Spec.Package
+	if pkg == "" {
+		pkg = lb.Status.Package
+	}
+	// A board named by packageID alone is served once the controller has resolved the
+	// id in the board's own namespace (status.package): until then nobody knows whose
+	// dataset it names.
+	org, _, ok := strings.Cut(pkg, "/")
+	return ok && org == lb.Namespace
+}
+
 // Slug returns a board's "<org>/<dataset>/<name>", or "" while its package is unknown
 // (a board named by packageID before the controller resolved it).
 func Slug(lb *hubv1alpha1.Leaderboard) string {

@@ -34,13 +34,18 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 		Ready:       ready,
 		Log:         log,
 	})
-	srv.Handle("POST "+httpapi.ReadPath, httpapi.NewRead(httpapi.ReadOptions{
+	read := httpapi.NewRead(httpapi.ReadOptions{
 		Cache:    mgr.GetCache(),
 		Ranks:    ranks,
 		Reviewer: c.Reviewer,
 		Log:      log,
-	}))
-	srv.Handle("OPTIONS "+httpapi.ReadPath, http.HandlerFunc(httpapi.Preflight))
+	})
+	srv.Handle("POST "+httpapi.ReadPath, read)
+	srv.Handle("GET "+httpapi.GetBySlugPath, http.HandlerFunc(read.ServeGET))
+	srv.Handle("GET "+httpapi.GetByIDPath, http.HandlerFunc(read.ServeGET))
+	for _, path := range []string{httpapi.ReadPath, httpapi.GetBySlugPath, httpapi.GetByIDPath} {
+		srv.Handle("OPTIONS "+path, http.HandlerFunc(httpapi.Preflight))
+	}
 	for pattern, h := range c.Routes {
 		srv.Handle(pattern, h)
 	}

@@ -20,7 +20,7 @@ func setupLeaderboards(mgr manager.Manager, o Options, c *components) error {
 	if err := (&controllers.DatasetReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := (&controllers.LeaderboardReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+	if err := (&controllers.LeaderboardReconciler{Client: mgr.GetClient(), Events: mgr.GetEventRecorder("podium-leaderboard")}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return (&controllers.LeaderboardRowReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	kjson "sigs.k8s.io/json"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
@@ -24,6 +26,7 @@ const (
 	MaxAgents          = 100
 	MaxSecretsPerAgent = 100
 	MaxDatasets        = 50
+	MaxTasks           = 1000
 	MaxDeclared        = 500
 	maxNameChars       = 253
 )
@@ -38,26 +41,46 @@ type request struct {
 }
 
 type runConfig struct {
-	Agents   []runAgent   `json:"agents"`
+	// Agents holds pointers so that a null entry is told apart from an empty one.
+	Agents   []*runAgent  `json:"agents"`
 	Datasets []runDataset `json:"datasets"`
+	// Tasks are tasks listed directly rather than through a whole dataset.
+	Tasks []*runTask `json:"tasks"`
 }
 
 type runAgent struct {
-	Name      *string  `json:"name"`
-	ModelName *string  `json:"model_name"`
-	Secrets   []string `json:"secrets"`
+	Name *string `json:"name"`
+	// ImportPath names a custom agent by its import path instead of a name.
+	ImportPath *string  `json:"import_path"`
+	ModelName  *string  `json:"model_name"`
+	Secrets    []string `json:"secrets"`
 }
 
 type runDataset struct {
+	Name *string `json:"name"`
+	// Ref names the version (latest, a tag or a version id); Version is its older name.
+	Ref     *string `json:"ref"`
+	Version *string `json:"version"`
+}
+
+// runTask is a task listed directly: a task of a dataset (dataset + name, at ref), or
+// a task from elsewhere (a local path, a git repository) that Podium cannot look into.
+type runTask struct {
 	Name    *string `json:"name"`
+	Dataset *string `json:"dataset"`
+	Ref     *string `json:"ref"`
 	Version *string `json:"version"`
 }
 
 type datasetRef struct {
-	Field     string // config.datasets[i]
+	Field     string // config.datasets[i] or config.tasks[i]
 	Namespace string
 	Name      string
 	Version   string
+	// Task, when set, limits the requirements to that task of the version.
+	Task string
+	// VersionField is the request field that named the version (ref or version).
+	VersionField string
 }
 
 // Handler serves POST /v1/secrets/preflight. It reads HostedSecret metadata and Datasets
@@ -93,10 +116,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if in.Tasks, in.Problems, err = h.taskEnvs(r.Context(), caller, refs); err != nil {
+	tasks, problems, err := h.taskEnvs(r.Context(), caller, refs)
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	in.Tasks, in.Problems = tasks, append(in.Problems, problems...)
 	res := h.Config.Evaluate(in)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -116,6 +141,12 @@ func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
 			return Input{}, nil, apierr.BadRequest("config."+te.Field, "must be of type %s", jsonType(te.Type.Kind().String()))
 		}
 		return Input{}, nil, apierr.BadRequest("config", "must be an object")
+	}
+	// Keys are case-sensitive, as everywhere in the API: encoding/json matched
+	// "Agents" or "MODEL_NAME" to the fields above; a case-sensitive decode must agree.
+	var exact runConfig
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(req.Config, &exact); err != nil || !reflect.DeepEqual(exact, rc) {
+		return Input{}, nil, apierr.BadRequest("config", "a key of config differs from agents, datasets, tasks, name, import_path, model_name, secrets, dataset, ref or version only in letter case (keys are case-sensitive)")
 	}
 	var errs []apierr.FieldError
 	add := func(field, msg string) { errs = append(errs, apierr.FieldError{Field: field, Message: msg}) }
@@ -148,17 +179,29 @@ func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
 	}
 	for i, a := range rc.Agents {
 		f := "config.agents[" + strconv.Itoa(i) + "]"
+		if a == nil {
+			add(f, "must be an object with a name (or an import_path)")
+			continue
+		}
 		ag := Agent{Secrets: a.Secrets}
-		if a.Name != nil {
+		switch {
+		case a.Name != nil:
 			ag.Name = *a.Name
-			if len(ag.Name) > maxNameChars {
-				add(f+".name", fmt.Sprintf("must be at most %d characters", maxNameChars))
+			if ag.Name == "" || len(ag.Name) > maxNameChars {
+				add(f+".name", fmt.Sprintf("must be 1 to %d characters", maxNameChars))
 			}
+		case a.ImportPath != nil:
+			ag.Name = *a.ImportPath
+			if ag.Name == "" || len(ag.Name) > maxNameChars {
+				add(f+".import_path", fmt.Sprintf("must be 1 to %d characters", maxNameChars))
+			}
+		default:
+			add(f+".name", "is required (or an import_path): the agent this entry configures")
 		}
 		if a.ModelName != nil {
 			ag.ModelName = *a.ModelName
-			if len(ag.ModelName) > maxNameChars {
-				add(f+".model_name", fmt.Sprintf("must be at most %d characters", maxNameChars))
+			if ag.ModelName == "" || len(ag.ModelName) > maxNameChars {
+				add(f+".model_name", fmt.Sprintf("must be 1 to %d characters when given (leave it out for an agent without a model)", maxNameChars))
 			}
 		}
 		if len(a.Secrets) > MaxSecretsPerAgent {
@@ -178,21 +221,36 @@ func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
 	var refs []datasetRef
 	for i, d := range rc.Datasets {
 		f := "config.datasets[" + strconv.Itoa(i) + "]"
-		ref := datasetRef{Field: f, Version: "latest"}
+		ref := datasetRef{Field: f}
 		if d.Name == nil {
 			add(f+".name", "is required: <org>/<dataset>")
 		} else {
-			ns, name, ok := strings.Cut(*d.Name, "/")
-			if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
-				add(f+".name", "must be <org>/<dataset>")
-			}
-			ref.Namespace, ref.Name = ns, name
+			ref.Namespace, ref.Name = datasetSlug(*d.Name, f+".name", add)
 		}
-		if d.Version != nil {
-			ref.Version = *d.Version
-			if ref.Version == "" || len(ref.Version) > 128 {
-				add(f+".version", "must be latest, a version tag or a version id (1 to 128 characters)")
-			}
+		ref.Version, ref.VersionField = versionOf(d.Ref, d.Version, f, add)
+		refs = append(refs, ref)
+	}
+	if len(rc.Tasks) > MaxTasks {
+		add("config.tasks", fmt.Sprintf("must have at most %d items", MaxTasks))
+	}
+	for i, t := range rc.Tasks {
+		f := "config.tasks[" + strconv.Itoa(i) + "]"
+		switch {
+		case t == nil:
+			add(f, "must be an object")
+			continue
+		case t.Dataset == nil:
+			// A task from a path or a repository: nothing Podium can look into.
+			in.Notes = append(in.Notes, Warning{f, "not a task of a dataset (no dataset given); its requirements were not checked"})
+			continue
+		case t.Name == nil || *t.Name == "" || len(*t.Name) > maxNameChars:
+			add(f+".name", fmt.Sprintf("is required with dataset: the task's name (1 to %d characters)", maxNameChars))
+		}
+		ref := datasetRef{Field: f}
+		ref.Namespace, ref.Name = datasetSlug(*t.Dataset, f+".dataset", add)
+		ref.Version, ref.VersionField = versionOf(t.Ref, t.Version, f, add)
+		if t.Name != nil {
+			ref.Task = *t.Name
 		}
 		refs = append(refs, ref)
 	}
@@ -200,6 +258,36 @@ func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
 		return Input{}, nil, apierr.Invalid(errs...)
 	}
 	return in, refs, nil
+}
+
+// datasetSlug checks "<org>/<dataset>" and splits it.
+func datasetSlug(slug, field string, add func(field, msg string)) (ns, name string) {
+	ns, name, ok := strings.Cut(slug, "/")
+	if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		add(field, "must be <org>/<dataset>")
+	}
+	return ns, name
+}
+
+// versionOf is the version a dataset or task entry names: ref (preferred) or its older
+// name version, else latest. Both given and different is an error, not a choice.
+func versionOf(ref, version *string, field string, add func(field, msg string)) (string, string) {
+	check := func(v *string, name string) string {
+		if *v == "" || len(*v) > 128 {
+			add(field+"."+name, "must be latest, a version tag or a version id (1 to 128 characters)")
+		}
+		return *v
+	}
+	switch {
+	case ref != nil && version != nil && *ref != *version:
+		add(field+".version", "names another version than ref; give one of them (ref is preferred)")
+		return check(ref, "ref"), field + ".ref"
+	case ref != nil:
+		return check(ref, "ref"), field + ".ref"
+	case version != nil:
+		return check(version, "version"), field + ".version"
+	}
+	return "latest", field
 }
 
 // authorize lets members (who may store secrets) and listers of the org's secrets check.
@@ -260,17 +348,47 @@ func (h *Handler) taskEnvs(ctx context.Context, c *authn.Caller, refs []datasetR
 			}
 		}
 		if !ok {
-			problems = append(problems, Warning{ref.Field + ".name", "dataset " + slug + " not found; its tasks were not checked"})
+			problems = append(problems, Warning{ref.Field + "." + ref.slugField(), "dataset " + slug + " not found; its tasks were not checked"})
 			continue
 		}
 		v, found := ResolveVersion(ds, ref.Version)
 		if !found {
-			problems = append(problems, Warning{ref.Field + ".version", "dataset " + slug + " has no version " + ref.Version + "; its tasks were not checked"})
+			problems = append(problems, Warning{ref.VersionField, "dataset " + slug + " has no version " + ref.Version + "; its tasks were not checked"})
 			continue
 		}
-		envs = append(envs, TaskEnvs(v)...)
+		all := TaskEnvs(v)
+		if ref.Task == "" {
+			envs = append(envs, all...)
+			continue
+		}
+		if !hasTask(v, ref.Task) {
+			problems = append(problems, Warning{ref.Field + ".name", "dataset " + slug + " version " + v.ID + " has no task " + ref.Task + "; its requirements were not checked"})
+			continue
+		}
+		for _, e := range all {
+			if e.Task == ref.Task {
+				envs = append(envs, e)
+			}
+		}
 	}
 	return envs, problems, nil
+}
+
+// slugField is the request field that named the dataset.
+func (r datasetRef) slugField() string {
+	if r.Task != "" || strings.HasPrefix(r.Field, "config.tasks") {
+		return "dataset"
+	}
+	return "name"
+}
+
+func hasTask(v *hubv1alpha1.DatasetVersion, name string) bool {
+	for _, t := range v.Tasks {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,6 +37,9 @@ type Input struct {
 	// Problems are inputs that could not be checked (an unknown dataset or version);
 	// each makes the result not ok.
 	Problems []Warning
+	// Notes are warnings that do not make the result not ok (a task from outside any
+	// dataset, whose requirements Podium cannot know).
+	Notes []Warning
 }
 
 // Result is the response of POST /v1/secrets/preflight. Every list is non-nil, so it
@@ -46,9 +50,9 @@ type Result struct {
 	Providers         []ProviderResult   `json:"providers"`
 	AgentRequirements []AgentRequirement `json:"agent_requirements"`
 	TaskRequirements  []TaskRequirement  `json:"task_requirements"`
-	// Agents is the older name of AgentRequirements, kept for existing clients.
-	Agents   []AgentRequirement `json:"agents"`
-	Warnings []Warning          `json:"warnings"`
+	// Agents is the older form of AgentRequirements, in the shape existing clients read.
+	Agents   []LegacyAgent `json:"agents"`
+	Warnings []Warning     `json:"warnings"`
 }
 
 // ProviderResult says whether the org can authenticate a provider used by the run.
@@ -60,13 +64,31 @@ type ProviderResult struct {
 	Configured bool `json:"configured"`
 }
 
-// AgentRequirement is the verdict for one agent.
+// AgentRequirement is the verdict for one agent. Model and Provider are null for an
+// agent without a model (and Provider for a model without a provider prefix).
+//
+// An unmet requirement is either one name (a secret the agent lists) or a set of
+// alternatives (a provider authenticated by any one of several env vars, as gemini by
+// GEMINI_API_KEY or GOOGLE_API_KEY). MissingAnyOf gives each unmet requirement as its
+// alternatives (one element for a single name): meeting it takes any ONE of them.
+// MissingEnvVars is the flat form for simple clients: one name per unmet requirement,
+// the first (preferred) alternative of a set, never all of a set.
 type AgentRequirement struct {
-	Agent          string   `json:"agent"`
-	Model          string   `json:"model"`
-	Provider       string   `json:"provider"`
-	Configured     bool     `json:"configured"`
-	MissingEnvVars []string `json:"missing_env_vars"`
+	Agent          string     `json:"agent"`
+	Model          *string    `json:"model"`
+	Provider       *string    `json:"provider"`
+	Configured     bool       `json:"configured"`
+	MissingEnvVars []string   `json:"missing_env_vars"`
+	MissingAnyOf   [][]string `json:"missing_any_of"`
+}
+
+// LegacyAgent is an entry of the older agents list, in the shape existing clients read:
+// satisfied (not configured), and missing as a list of alternatives per requirement.
+type LegacyAgent struct {
+	Agent     string     `json:"agent"`
+	Model     *string    `json:"model"`
+	Satisfied bool       `json:"satisfied"`
+	Missing   [][]string `json:"missing"`
 }
 
 // TaskRequirement is one env var the run's tasks hard-require, in one phase.
@@ -106,6 +128,7 @@ func (c *Config) Evaluate(in Input) Result {
 		Providers:         []ProviderResult{},
 		AgentRequirements: []AgentRequirement{},
 		TaskRequirements:  []TaskRequirement{},
+		Agents:            []LegacyAgent{},
 		Warnings:          []Warning{},
 	}
 	known := func(name string) bool { return in.Active[name] || in.Declared[name] }
@@ -118,23 +141,24 @@ func (c *Config) Evaluate(in Input) Result {
 			res.OK = false
 		}
 		res.AgentRequirements = append(res.AgentRequirements, req)
+		res.Agents = append(res.Agents, LegacyAgent{Agent: req.Agent, Model: req.Model, Satisfied: req.Configured, Missing: req.MissingAnyOf})
 		field := "config.agents[" + strconv.Itoa(i) + "].model_name"
+		provider := ProviderOf(a.ModelName)
 		switch {
-		case a.ModelName != "" && req.Provider == "":
+		case a.ModelName != "" && provider == "":
 			res.Warnings = append(res.Warnings, Warning{field, "has no provider prefix (<provider>/<model>); no credential was checked for it"})
-		case req.Provider != "" && c.Providers[req.Provider] == nil:
-			res.Warnings = append(res.Warnings, Warning{field, "provider " + req.Provider + " is not in the provider table; no credential was checked for it"})
-		case req.Provider != "" && !seenProvider[req.Provider]:
-			seenProvider[req.Provider] = true
-			vars := c.ProviderEnvVars(req.Provider)
-			pr := ProviderResult{Provider: req.Provider, EnvVars: vars}
+		case provider != "" && c.Providers[provider] == nil:
+			res.Warnings = append(res.Warnings, Warning{field, "provider " + provider + " is not in the provider table; no credential was checked for it"})
+		case provider != "" && !seenProvider[provider]:
+			seenProvider[provider] = true
+			vars := c.ProviderEnvVars(provider)
+			pr := ProviderResult{Provider: provider, EnvVars: vars}
 			for _, v := range vars {
 				pr.Configured = pr.Configured || usable(v)
 			}
 			res.Providers = append(res.Providers, pr)
 		}
 	}
-	res.Agents = append([]AgentRequirement{}, res.AgentRequirements...)
 
 	res.TaskRequirements = c.tasks(in.Tasks, known)
 	for _, t := range res.TaskRequirements {
@@ -146,35 +170,52 @@ func (c *Config) Evaluate(in Input) Result {
 		res.OK = false
 		res.Warnings = append(res.Warnings, in.Problems...)
 	}
+	res.Warnings = append(res.Warnings, in.Notes...)
 	return res
 }
 
 func (c *Config) agent(a Agent, usable func(string) bool) AgentRequirement {
-	req := AgentRequirement{Agent: a.Name, Model: a.ModelName, Provider: ProviderOf(a.ModelName), Configured: true, MissingEnvVars: []string{}}
+	req := AgentRequirement{Agent: a.Name, Configured: true, MissingEnvVars: []string{}, MissingAnyOf: [][]string{}}
+	if a.ModelName != "" {
+		req.Model = &a.ModelName
+	}
+	provider := ProviderOf(a.ModelName)
+	if provider != "" {
+		req.Provider = &provider
+	}
 	listed := map[string]bool{}
-	missing := map[string]bool{}
+	var missing [][]string
+	seen := map[string]bool{}
 	for _, s := range a.Secrets {
 		listed[s] = true
-		if !usable(s) {
-			missing[s] = true
+		if !usable(s) && !seen[s] {
+			seen[s] = true
+			missing = append(missing, []string{s})
 		}
 	}
-	if vars := c.Providers[req.Provider]; len(vars) > 0 {
+	if vars := c.Providers[provider]; len(vars) > 0 {
 		authenticated := false
 		for _, v := range vars {
 			authenticated = authenticated || (listed[v] && usable(v))
 		}
 		if !authenticated {
-			for _, v := range vars {
-				missing[v] = true
+			// One requirement with alternatives; a listed name of the set that does not
+			// resolve is the same requirement, not a second one.
+			kept := missing[:0]
+			for _, m := range missing {
+				if !slices.Contains(vars, m[0]) {
+					kept = append(kept, m)
+				}
 			}
+			missing = append(kept, append([]string(nil), vars...))
 		}
 	}
-	for m := range missing {
-		req.MissingEnvVars = append(req.MissingEnvVars, m)
+	sort.Slice(missing, func(i, j int) bool { return missing[i][0] < missing[j][0] })
+	for _, m := range missing {
+		req.MissingAnyOf = append(req.MissingAnyOf, m)
+		req.MissingEnvVars = append(req.MissingEnvVars, m[0])
 	}
-	sort.Strings(req.MissingEnvVars)
-	req.Configured = len(req.MissingEnvVars) == 0
+	req.Configured = len(missing) == 0
 	return req
 }
 

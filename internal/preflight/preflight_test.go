@@ -99,6 +99,23 @@ func TestProviderOf(t *testing.T) {
 	}
 }
 
+// req is the AgentRequirement of an agent: model and provider "" stand for null, each
+// missing is one unmet requirement as its alternatives.
+func req(agent, model, provider string, configured bool, missing ...[]string) AgentRequirement {
+	r := AgentRequirement{Agent: agent, Configured: configured, MissingEnvVars: []string{}, MissingAnyOf: [][]string{}}
+	if model != "" {
+		r.Model = &model
+	}
+	if provider != "" {
+		r.Provider = &provider
+	}
+	for _, m := range missing {
+		r.MissingAnyOf = append(r.MissingAnyOf, m)
+		r.MissingEnvVars = append(r.MissingEnvVars, m[0])
+	}
+	return r
+}
+
 func TestEvaluate(t *testing.T) {
 	c := Defaults()
 	claude := func(secrets ...string) Agent {
@@ -114,21 +131,21 @@ func TestEvaluate(t *testing.T) {
 		want: Result{
 			OK: true, Organization: "acme",
 			Providers:         []ProviderResult{{Provider: "anthropic", EnvVars: []string{"ANTHROPIC_API_KEY"}, Configured: true}},
-			AgentRequirements: []AgentRequirement{{Agent: "claude-code", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", Configured: true, MissingEnvVars: []string{}}},
+			AgentRequirements: []AgentRequirement{req("claude-code", "anthropic/claude-sonnet-4", "anthropic", true)},
 		},
 	}, {
 		name: "agent missing its key",
 		in:   Input{Agents: []Agent{claude("ANTHROPIC_API_KEY")}},
 		want: Result{
 			Providers:         []ProviderResult{{Provider: "anthropic", EnvVars: []string{"ANTHROPIC_API_KEY"}}},
-			AgentRequirements: []AgentRequirement{{Agent: "claude-code", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", MissingEnvVars: []string{"ANTHROPIC_API_KEY"}}},
+			AgentRequirements: []AgentRequirement{req("claude-code", "anthropic/claude-sonnet-4", "anthropic", false, []string{"ANTHROPIC_API_KEY"})},
 		},
 	}, {
 		name: "key in the org but not listed by the agent",
 		in:   Input{Agents: []Agent{claude()}, Active: set("ANTHROPIC_API_KEY")},
 		want: Result{
 			Providers:         []ProviderResult{{Provider: "anthropic", EnvVars: []string{"ANTHROPIC_API_KEY"}, Configured: true}},
-			AgentRequirements: []AgentRequirement{{Agent: "claude-code", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", MissingEnvVars: []string{"ANTHROPIC_API_KEY"}}},
+			AgentRequirements: []AgentRequirement{req("claude-code", "anthropic/claude-sonnet-4", "anthropic", false, []string{"ANTHROPIC_API_KEY"})},
 		},
 	}, {
 		name: "declared var",
@@ -136,7 +153,7 @@ func TestEvaluate(t *testing.T) {
 		want: Result{
 			OK:                true,
 			Providers:         []ProviderResult{{Provider: "anthropic", EnvVars: []string{"ANTHROPIC_API_KEY"}, Configured: true}},
-			AgentRequirements: []AgentRequirement{{Agent: "claude-code", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", Configured: true, MissingEnvVars: []string{}}},
+			AgentRequirements: []AgentRequirement{req("claude-code", "anthropic/claude-sonnet-4", "anthropic", true)},
 		},
 	}, {
 		name: "either of two provider keys; a listed extra name that does not resolve is missing",
@@ -146,7 +163,17 @@ func TestEvaluate(t *testing.T) {
 		},
 		want: Result{
 			Providers:         []ProviderResult{{Provider: "gemini", EnvVars: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, Configured: true}},
-			AgentRequirements: []AgentRequirement{{Agent: "gem", Model: "gemini/gemini-2.5-pro", Provider: "gemini", MissingEnvVars: []string{"EXTRA"}}},
+			AgentRequirements: []AgentRequirement{req("gem", "gemini/gemini-2.5-pro", "gemini", false, []string{"EXTRA"})},
+		},
+	}, {
+		name: "a provider with alternatives missing is one requirement: any one of them",
+		in: Input{
+			Agents: []Agent{{Name: "gem", ModelName: "gemini/gemini-2.5-pro", Secrets: []string{"GEMINI_API_KEY", "EXTRA"}}},
+			Active: set("EXTRA"),
+		},
+		want: Result{
+			Providers:         []ProviderResult{{Provider: "gemini", EnvVars: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}}},
+			AgentRequirements: []AgentRequirement{req("gem", "gemini/gemini-2.5-pro", "gemini", false, []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"})},
 		},
 	}, {
 		name: "agents are checked one by one",
@@ -160,8 +187,8 @@ func TestEvaluate(t *testing.T) {
 				{Provider: "openai", EnvVars: []string{"OPENAI_API_KEY"}},
 			},
 			AgentRequirements: []AgentRequirement{
-				{Agent: "claude-code", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", Configured: true, MissingEnvVars: []string{}},
-				{Agent: "codex", Model: "openai/gpt-5", Provider: "openai", MissingEnvVars: []string{"OPENAI_API_KEY"}},
+				req("claude-code", "anthropic/claude-sonnet-4", "anthropic", true),
+				req("codex", "openai/gpt-5", "openai", false, []string{"OPENAI_API_KEY"}),
 			},
 		},
 	}, {
@@ -170,9 +197,9 @@ func TestEvaluate(t *testing.T) {
 		want: Result{
 			OK: true,
 			AgentRequirements: []AgentRequirement{
-				{Agent: "local", Model: "vllm/qwen", Provider: "vllm", Configured: true, MissingEnvVars: []string{}},
-				{Agent: "bare", Model: "gpt-5", Configured: true, MissingEnvVars: []string{}},
-				{Agent: "oracle", Configured: true, MissingEnvVars: []string{}},
+				req("local", "vllm/qwen", "vllm", true),
+				req("bare", "gpt-5", "", true),
+				req("oracle", "", "", true),
 			},
 			Warnings: []Warning{
 				{"config.agents[0].model_name", "provider vllm is not in the provider table; no credential was checked for it"},
@@ -183,7 +210,7 @@ func TestEvaluate(t *testing.T) {
 		name: "a reserved name never reaches an agent",
 		in:   Input{Agents: []Agent{{Name: "a", ModelName: "x/y", Secrets: []string{"HTTPS_PROXY"}}}, Declared: set("HTTPS_PROXY")},
 		want: Result{
-			AgentRequirements: []AgentRequirement{{Agent: "a", Model: "x/y", Provider: "x", MissingEnvVars: []string{"HTTPS_PROXY"}}},
+			AgentRequirements: []AgentRequirement{req("a", "x/y", "x", false, []string{"HTTPS_PROXY"})},
 			Warnings:          []Warning{{"config.agents[0].model_name", "provider x is not in the provider table; no credential was checked for it"}},
 		},
 	}, {
@@ -223,6 +250,10 @@ func TestEvaluate(t *testing.T) {
 			TaskRequirements: []TaskRequirement{{EnvVar: "K", Phase: "agent", TaskCount: 6, SampleTasks: []string{"a", "b", "c", "d", "e"}, Configured: true, Supplyable: true}},
 		},
 	}, {
+		name: "a note is a warning that does not make it not ok",
+		in:   Input{Notes: []Warning{{"config.tasks[0]", "not a task of a dataset"}}},
+		want: Result{OK: true, Warnings: []Warning{{"config.tasks[0]", "not a task of a dataset"}}},
+	}, {
 		name: "an unresolved dataset makes it not ok",
 		in:   Input{Problems: []Warning{{"config.datasets[0].name", "dataset a/b not found; its tasks were not checked"}}},
 		want: Result{Warnings: []Warning{{"config.datasets[0].name", "dataset a/b not found; its tasks were not checked"}}},
@@ -244,7 +275,10 @@ func TestEvaluate(t *testing.T) {
 			if want.Warnings == nil {
 				want.Warnings = []Warning{}
 			}
-			want.Agents = want.AgentRequirements
+			want.Agents = []LegacyAgent{}
+			for _, r := range want.AgentRequirements {
+				want.Agents = append(want.Agents, LegacyAgent{Agent: r.Agent, Model: r.Model, Satisfied: r.Configured, Missing: r.MissingAnyOf})
+			}
 			if diff := cmp.Diff(want, c.Evaluate(tc.in)); diff != "" {
 				t.Errorf("Evaluate (-want +got):\n%s", diff)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"sort"
 	"time"
 
@@ -113,7 +114,14 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in, err := validateList(r.URL.Query())
+	// url.ParseQuery, unlike r.URL.Query(), reports what it cannot parse (a ';' in
+	// "scope=user;x", a bad escape) instead of dropping it silently.
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		apierr.Write(w, apierr.BadRequest("", "the query string could not be parsed: use & between parameters and escape reserved characters"))
+		return
+	}
+	in, err := validateList(q)
 	if err != nil {
 		apierr.Write(w, err)
 		return
@@ -183,12 +191,21 @@ func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	slot := slotOf(org.Name, in.Scope, in.JobID, in.EnvVar, caller)
+	permit, err := a.permit(r.Context(), caller, org.Name, in.Scope)
+	if err != nil {
+		a.internal(w, r, err)
+		return
+	}
 	var changed []*hubv1alpha1.HostedSecret
-	var err error
 	if in.Purge {
-		changed, err = a.Store.PurgeSlot(r.Context(), slot)
+		changed, err = a.Store.PurgeSlot(r.Context(), slot, permit)
 	} else {
-		changed, err = a.Store.RevokeSlot(r.Context(), slot)
+		changed, err = a.Store.RevokeSlot(r.Context(), slot, permit)
+	}
+	if errors.Is(err, ErrNotYours) {
+		apierr.Write(w, apierr.Forbidden("the job-scope secret %s of job %s was stored by another user; revoking or purging it needs the %s verb on hostedsecrets in %s",
+			in.EnvVar, in.JobID, VerbManageOthers, org.Name))
+		return
 	}
 	if err != nil {
 		a.internal(w, r, err)
@@ -201,6 +218,28 @@ func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	n := len(changed)
 	writeJSON(w, http.StatusOK, map[string]int{"affected": n})
+}
+
+// VerbManageOthers is the custom RBAC verb on hostedsecrets that lets its holder act on
+// other users' secrets: store one for another owner, and update, delete, revoke or
+// purge another user's (docs/secrets.md, "Ownership"). Org owners and the operator
+// hold it; the admission policy in config/admission asks for it too.
+const VerbManageOthers = "manage-others"
+
+// permit returns which records of a slot the caller may revoke or purge. A user-scope
+// slot is the caller's own (its owner is the caller). A job-scope record is the
+// caller's when the caller stored it; anyone else needs manage-others.
+func (a *API) permit(ctx context.Context, caller *authn.Caller, ns string, scope hubv1alpha1.SecretScope) (Permit, error) {
+	if scope == hubv1alpha1.ScopeUser {
+		return func(*hubv1alpha1.HostedSecret) bool { return true }, nil
+	}
+	others, err := a.allowed(ctx, caller, ns, VerbManageOthers)
+	if err != nil {
+		return nil, err
+	}
+	return func(hs *hubv1alpha1.HostedSecret) bool {
+		return others || hs.Annotations[hubv1alpha1.AnnotationCreatedBy] == caller.User
+	}, nil
 }
 
 // begin does what every write starts with: it authenticates the caller, decodes and

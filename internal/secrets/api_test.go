@@ -137,7 +137,7 @@ var _ = Describe("POST /v1/secrets", func() {
 
 		Expect(list(owner, "")).To(HaveLen(3), "an owner lists the org's secrets")
 		Expect(list(owner, "?scope=user")).To(HaveLen(2))
-		Expect(list(owner, "?job_id="+jobA)).To(ConsistOf(HaveField("ID", job.ID)))
+		Expect(list(owner, "?scope=job&job_id="+jobA)).To(ConsistOf(HaveField("ID", job.ID)))
 
 		By("DELETE needs job_id for job scope")
 		code, body = call(http.MethodDelete, "/v1/secrets", member.Token, map[string]any{"scope": "job", "env_var": "GITHUB_TOKEN"})

@@ -103,9 +103,10 @@ var _ = Describe("Declarative HostedSecrets", func() {
 		Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "anthropic"}, &corev1.Secret{}))).To(BeTrue())
 	})
 
-	It("reports a missing value and recovers when it appears", func() {
+	It("reports a missing Secret as not granted, a missing key as a missing value, and recovers when it appears", func() {
 		Expect(k8sClient.Create(ctx, declared(acme, "late", alice.User, "LATE_KEY", "late-secret"))).To(Succeed())
-		Eventually(func(g Gomega) { g.Expect(readyReason(g, acme, "late")).To(Equal(hubv1alpha1.ReasonValueMissing)) }).Should(Succeed())
+		// A missing Secret reads like one not granted: statuses tell nobody which exist.
+		Eventually(func(g Gomega) { g.Expect(readyReason(g, acme, "late")).To(Equal(hubv1alpha1.ReasonSecretNotGranted)) }).Should(Succeed())
 		Expect(k8sClient.Create(ctx, grantedSecret(acme, "late-secret", "late", map[string]string{"other": "x"}))).To(Succeed())
 		// The unlabelled Secret is outside the cache: the controller looks again on its
 		// retry, so nudge it with a metadata change of the HostedSecret instead of waiting.

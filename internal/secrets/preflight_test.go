@@ -2,14 +2,32 @@ package secrets_test
 
 import (
 	"net/http"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/preflight"
 )
+
+// agentReq is an agent's expected verdict: model and provider "" stand for null.
+func agentReq(agent, model, provider string, configured bool, missing ...[]string) preflight.AgentRequirement {
+	r := preflight.AgentRequirement{Agent: agent, Configured: configured, MissingEnvVars: []string{}, MissingAnyOf: [][]string{}}
+	if model != "" {
+		r.Model = &model
+	}
+	if provider != "" {
+		r.Provider = &provider
+	}
+	for _, m := range missing {
+		r.MissingAnyOf = append(r.MissingAnyOf, m)
+		r.MissingEnvVars = append(r.MissingEnvVars, m[0])
+	}
+	return r
+}
 
 var _ = Describe("POST /v1/secrets/preflight", func() {
 	var (
@@ -59,12 +77,17 @@ var _ = Describe("POST /v1/secrets/preflight", func() {
 			g.Expect(res.OK).To(BeFalse())
 			g.Expect(res.Organization).To(Equal(acme.Name))
 			g.Expect(res.AgentRequirements).To(Equal([]preflight.AgentRequirement{
-				{Agent: "claude", Model: "anthropic/claude-sonnet-4", Provider: "anthropic", Configured: true, MissingEnvVars: []string{}},
-				{Agent: "codex", Model: "openai/gpt-5", Provider: "openai", MissingEnvVars: []string{"OPENAI_API_KEY"}},
-				{Agent: "claude-unlisted", Model: "anthropic/claude-opus-4", Provider: "anthropic", MissingEnvVars: []string{"ANTHROPIC_API_KEY"}},
-				{Agent: "gem", Model: "gemini/gemini-2.5-pro", Provider: "gemini", Configured: true, MissingEnvVars: []string{}},
+				agentReq("claude", "anthropic/claude-sonnet-4", "anthropic", true),
+				agentReq("codex", "openai/gpt-5", "openai", false, []string{"OPENAI_API_KEY"}),
+				agentReq("claude-unlisted", "anthropic/claude-opus-4", "anthropic", false, []string{"ANTHROPIC_API_KEY"}),
+				agentReq("gem", "gemini/gemini-2.5-pro", "gemini", true),
 			}))
-			g.Expect(res.Agents).To(Equal(res.AgentRequirements), "the legacy field mirrors agent_requirements")
+			g.Expect(res.Agents).To(HaveLen(4))
+			for i, a := range res.Agents {
+				r := res.AgentRequirements[i]
+				g.Expect(a).To(Equal(preflight.LegacyAgent{Agent: r.Agent, Model: r.Model, Satisfied: r.Configured, Missing: r.MissingAnyOf}),
+					"the legacy field keeps its own shape over the same verdicts")
+			}
 			g.Expect(res.Providers).To(Equal([]preflight.ProviderResult{
 				{Provider: "anthropic", EnvVars: []string{"ANTHROPIC_API_KEY"}, Configured: true},
 				{Provider: "openai", EnvVars: []string{"OPENAI_API_KEY"}},
@@ -104,6 +127,75 @@ var _ = Describe("POST /v1/secrets/preflight", func() {
 		}).Should(Succeed())
 	})
 
+	It("reads versions from ref, tasks listed directly, and answers in the shapes existing clients read", func() {
+		// A second version, newer: latest. The tag 1.0 keeps the older one.
+		ds := &hubv1alpha1.Dataset{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "swe"}, ds)).To(Succeed())
+		ds.Spec.Versions = append(ds.Spec.Versions, hubv1alpha1.DatasetVersion{
+			ID: "1c9a1e7f-4d8b-4e6a-8d2f-3a5b9c8d7e62", Tag: "2.0", CreatedAt: metav1.NewTime(time.Now().Add(time.Hour)),
+			Tasks: []hubv1alpha1.DatasetTask{{Name: "new-task", RequiredEnv: []hubv1alpha1.TaskEnvVar{{Name: "WANDB_API_KEY"}}}},
+		})
+		Expect(k8sClient.Update(ctx, ds)).To(Succeed())
+		envs := func(body map[string]any) (preflight.Result, map[string]any) {
+			var res preflight.Result
+			var raw map[string]any
+			Eventually(func(g Gomega) {
+				code, out := call(http.MethodPost, "/v1/secrets/preflight", alice.Token, body)
+				g.Expect(code).To(Equal(http.StatusOK), string(out))
+				res = decode[preflight.Result](out)
+				raw = decode[map[string]any](out)
+				g.Expect(res.Warnings).NotTo(ContainElement(HaveField("Message", ContainSubstring("not found"))))
+			}).Should(Succeed())
+			return res, raw
+		}
+		names := func(res preflight.Result) []string {
+			var out []string
+			for _, t := range res.TaskRequirements {
+				out = append(out, t.EnvVar)
+			}
+			return out
+		}
+		By("ref names the version (a dataset given only by ref is not checked against latest)")
+		res, _ := envs(map[string]any{"config": map[string]any{"datasets": []any{map[string]any{"name": acme.Name + "/swe", "ref": "1.0"}}}})
+		Expect(names(res)).To(ConsistOf("GITHUB_TOKEN", "HTTPS_PROXY", "MODAL_TOKEN"))
+		res, _ = envs(map[string]any{"config": map[string]any{"datasets": []any{map[string]any{"name": acme.Name + "/swe"}}}})
+		Expect(names(res)).To(ConsistOf("WANDB_API_KEY"))
+
+		By("tasks listed directly: a dataset's task at a ref; a task from elsewhere is a warning only")
+		res, _ = envs(map[string]any{"config": map[string]any{"tasks": []any{
+			map[string]any{"dataset": acme.Name + "/swe", "name": "deploy", "ref": "1.0"},
+			map[string]any{"path": "./tasks/local-task"},
+		}}})
+		Expect(res.TaskRequirements).To(ConsistOf(
+			HaveField("EnvVar", "GITHUB_TOKEN"), HaveField("EnvVar", "MODAL_TOKEN")))
+		Expect(res.Warnings).To(ConsistOf(HaveField("Field", "config.tasks[1]")))
+		res, _ = envs(map[string]any{"config": map[string]any{"tasks": []any{
+			map[string]any{"dataset": acme.Name + "/swe", "name": "no-such-task", "ref": "1.0"},
+		}}})
+		Expect(res.OK).To(BeFalse())
+		Expect(res.Warnings).To(ConsistOf(HaveField("Field", "config.tasks[0].name")))
+
+		By("legacy agents keep {agent, model, satisfied, missing}; alternatives are a list; no model is null")
+		_, raw := envs(map[string]any{"config": map[string]any{"agents": []any{
+			map[string]any{"name": "gem", "model_name": "gemini/gemini-2.5-pro"},
+			map[string]any{"name": "oracle"},
+		}}})
+		legacy := raw["agents"].([]any)
+		Expect(legacy[0]).To(Equal(map[string]any{"agent": "gem", "model": "gemini/gemini-2.5-pro", "satisfied": false,
+			"missing": []any{[]any{"GEMINI_API_KEY", "GOOGLE_API_KEY"}}}))
+		Expect(legacy[1]).To(Equal(map[string]any{"agent": "oracle", "model": nil, "satisfied": true, "missing": []any{}}))
+		reqs := raw["agent_requirements"].([]any)
+		Expect(reqs[0]).To(HaveKeyWithValue("missing_env_vars", []any{"GEMINI_API_KEY"}))
+		Expect(reqs[0]).To(HaveKeyWithValue("missing_any_of", []any{[]any{"GEMINI_API_KEY", "GOOGLE_API_KEY"}}))
+		Expect(reqs[1]).To(And(HaveKeyWithValue("model", BeNil()), HaveKeyWithValue("provider", BeNil())))
+
+		By("ref and version naming different versions is an error")
+		code, out := call(http.MethodPost, "/v1/secrets/preflight", alice.Token, map[string]any{"config": map[string]any{
+			"datasets": []any{map[string]any{"name": acme.Name + "/swe", "ref": "1.0", "version": "2.0"}}}})
+		Expect(code).To(Equal(http.StatusUnprocessableEntity), string(out))
+		Expect(string(out)).To(ContainSubstring("config.datasets[0].version"))
+	})
+
 	It("refuses callers and bodies it cannot serve", func() {
 		other := newOrg("pre-other")
 		bob := newPerson(other, "bob", "podium-org-owner")
@@ -116,7 +208,7 @@ var _ = Describe("POST /v1/secrets/preflight", func() {
 			{"", map[string]any{"config": map[string]any{}}, 401, "unauthenticated"},
 			{alice.Token, map[string]any{"config": map[string]any{}, "extra": 1}, 400, "bad_request"},
 			{alice.Token, map[string]any{}, 400, "bad_request"},
-			{alice.Token, map[string]any{"config": map[string]any{"agents": []any{map[string]any{"secrets": []string{"BAD NAME"}}}}}, 422, "validation_failed"},
+			{alice.Token, map[string]any{"config": map[string]any{"agents": []any{map[string]any{"name": "a", "secrets": []string{"BAD NAME"}}}}}, 422, "validation_failed"},
 			{bob.Token, map[string]any{"config": map[string]any{}, "organization": acme.Name}, 403, "forbidden"},
 		} {
 			code, body := call(http.MethodPost, "/v1/secrets/preflight", tc.token, tc.body)

@@ -166,6 +166,7 @@ func (s *Store) create(ctx context.Context, req StoreRequest) (*hubv1alpha1.Host
 				hubv1alpha1.LabelManagedBy:    hubv1alpha1.ManagedByPodium,
 				hubv1alpha1.LabelHostedSecret: name,
 			},
+			Annotations:     map[string]string{hubv1alpha1.AnnotationHostedSecretUID: string(hs.UID)},
 			OwnerReferences: []metav1.OwnerReference{ownerRef(hs)},
 		},
 		Type:      corev1.SecretTypeOpaque,
@@ -196,9 +197,16 @@ func (s *Store) discard(hs *hubv1alpha1.HostedSecret) {
 	}
 }
 
+// ErrNotYours says a revoke or purge would touch a secret the caller may not (a
+// job-scope secret another user stored).
+var ErrNotYours = errors.New("the secret was stored by another user")
+
+// Permit says whether the caller of a revoke or purge may act on a record.
+type Permit func(*hubv1alpha1.HostedSecret) bool
+
 // RevokeSlot revokes the active secret of a slot and returns it (none when the slot had
-// no active secret).
-func (s *Store) RevokeSlot(ctx context.Context, slot Slot) ([]*hubv1alpha1.HostedSecret, error) {
+// no active secret). A holder that permit refuses is left alone: ErrNotYours.
+func (s *Store) RevokeSlot(ctx context.Context, slot Slot, permit Permit) ([]*hubv1alpha1.HostedSecret, error) {
 	for range maxClaimAttempts {
 		p, err := s.Slots.Read(ctx, slot)
 		if err != nil {
@@ -210,6 +218,9 @@ func (s *Store) RevokeSlot(ctx context.Context, slot Slot) ([]*hubv1alpha1.Hoste
 		}
 		if holder == nil {
 			return nil, nil
+		}
+		if !permit(holder) {
+			return nil, ErrNotYours
 		}
 		revoked, err := s.Revoke(ctx, holder, hubv1alpha1.RevokedByRequest, "")
 		if err != nil {
@@ -227,8 +238,9 @@ func (s *Store) RevokeSlot(ctx context.Context, slot Slot) ([]*hubv1alpha1.Hoste
 }
 
 // PurgeSlot permanently deletes every record of a slot (the active one and the revoked
-// ones) with their value Secrets, and returns the records it deleted.
-func (s *Store) PurgeSlot(ctx context.Context, slot Slot) ([]*hubv1alpha1.HostedSecret, error) {
+// ones) with their value Secrets, and returns the records it deleted. When permit
+// refuses any record, nothing is deleted: ErrNotYours.
+func (s *Store) PurgeSlot(ctx context.Context, slot Slot, permit Permit) ([]*hubv1alpha1.HostedSecret, error) {
 	p, err := s.Slots.Read(ctx, slot)
 	if err != nil {
 		return nil, err
@@ -259,6 +271,11 @@ func (s *Store) PurgeSlot(ctx context.Context, slot Slot) ([]*hubv1alpha1.Hosted
 		ordered = append(ordered, hs)
 	}
 	sort.Slice(ordered, func(i, j int) bool { return ordered[i].Name < ordered[j].Name })
+	for _, hs := range ordered {
+		if !permit(hs) {
+			return nil, ErrNotYours
+		}
+	}
 	var deleted []*hubv1alpha1.HostedSecret
 	for _, hs := range ordered {
 		// The record first: a value Secret left without its record is removed by the

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -103,8 +104,8 @@ func validateStore(b storeBody) (storeInput, error) {
 		in.Provider = *b.Provider
 		if utf8.RuneCountInString(in.Provider) > MaxProviderChars {
 			errs.add("provider", "must be at most 64 characters")
-		} else if hasControl(in.Provider) {
-			errs.add("provider", "must not contain control characters")
+		} else if !ValidProviderText(in.Provider) {
+			errs.add("provider", "must not contain control or formatting characters (such as bidirectional overrides)")
 		}
 	}
 	in.JobID = jobIDOf(in.Scope, b.JobID, &errs)
@@ -157,13 +158,12 @@ func validateList(q url.Values) (listInput, error) {
 	}
 	if q.Has("job_id") {
 		j := q.Get("job_id")
-		if in.Scope == hubv1alpha1.ScopeUser {
-			errs.add("job_id", "must not be set when scope is user")
+		if in.Scope != hubv1alpha1.ScopeJob {
+			errs.add("job_id", jobIDNeedsJobScope)
 		} else if !uuidRe.MatchString(j) {
 			errs.add("job_id", "must be a UUID")
 		} else {
 			in.JobID = strings.ToLower(j)
-			in.Scope = hubv1alpha1.ScopeJob
 		}
 	}
 	if q.Has("status") {
@@ -200,13 +200,18 @@ func checkEnvVar(v string, errs *fieldErrs) {
 	}
 }
 
+// jobIDNeedsJobScope is the one rule of job_id for POST, GET and DELETE alike: it is
+// only given with scope job (scope defaults to user on writes and to every scope on a
+// list, so job_id alone never silently means job scope).
+const jobIDNeedsJobScope = "is only valid with scope job: add scope=job (or leave job_id out for user scope)"
+
 // jobIDOf checks job_id against the scope: required for job, refused for user.
 func jobIDOf(scope hubv1alpha1.SecretScope, j *string, errs *fieldErrs) string {
 	switch {
 	case scope == hubv1alpha1.ScopeJob && j == nil:
 		errs.add("job_id", "is required when scope is job")
 	case scope == hubv1alpha1.ScopeUser && j != nil:
-		errs.add("job_id", "must not be set when scope is user")
+		errs.add("job_id", jobIDNeedsJobScope)
 	case j != nil && !uuidRe.MatchString(*j):
 		errs.add("job_id", "must be a UUID")
 	case j != nil:
@@ -226,11 +231,15 @@ func uuidField(field string, v *string, errs *fieldErrs) string {
 	return strings.ToLower(*v)
 }
 
-func hasControl(s string) bool {
+// ValidProviderText says whether a provider label is free of control characters (Cc),
+// formatting characters (Cf: bidirectional overrides, zero-width characters) and line
+// or paragraph separators, which would garble `kubectl get hs` and mislead a reader.
+// The CRD's rule on spec.provider says the same in CEL; a test keeps the two equal.
+func ValidProviderText(s string) bool {
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
+		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return false
 		}
 	}
-	return false
+	return true
 }

@@ -91,6 +91,13 @@ func TestValidateStore(t *testing.T) {
 		{name: "user scope with job_id", body: `{"scope": "user", "job_id": "` + job1 + `", "env_var": "X", "value": "v"}`, status: 422, fields: []string{"job_id"}},
 		{name: "job_id not a UUID", body: `{"scope": "job", "job_id": "{` + job1 + `}", "env_var": "X", "value": "v"}`, status: 422, fields: []string{"job_id"}},
 		{name: "env var too long", body: `{"env_var": "A` + strings.Repeat("B", 64) + `", "value": "v"}`, status: 422, fields: []string{"env_var"}},
+		{name: "job_id without scope", body: `{"job_id": "` + job1 + `", "env_var": "X", "value": "v"}`, status: 422, fields: []string{"job_id"}},
+		{name: "provider with a bidi override", body: `{"env_var": "X", "value": "v", "provider": "anthropic\u202egnp.exe"}`, status: 422, fields: []string{"provider"}},
+		{name: "provider with a zero-width space", body: `{"env_var": "X", "value": "v", "provider": "open\u200bai"}`, status: 422, fields: []string{"provider"}},
+		{name: "provider with a line separator", body: `{"env_var": "X", "value": "v", "provider": "a\u2028b"}`, status: 422, fields: []string{"provider"}},
+		{name: "provider with DEL", body: `{"env_var": "X", "value": "v", "provider": "a\u007fb"}`, status: 422, fields: []string{"provider"}},
+		{name: "provider with other scripts", body: `{"env_var": "X", "value": "v", "provider": "Zhīpǔ 智谱"}`,
+			want: storeInput{Scope: "user", EnvVar: "X", Value: []byte("v"), Provider: "Zhīpǔ 智谱"}},
 		{name: "provider with a newline", body: `{"env_var": "X", "value": "v", "provider": "a\nb"}`, status: 422, fields: []string{"provider"}},
 		{name: "different supersede ids", body: `{"env_var": "X", "value": "v", "supersede_credential_id": "` + job1 + `", "supersede_secret_id": "` + org1 + `"}`, status: 422, fields: []string{"supersede_secret_id"}},
 	}
@@ -156,13 +163,14 @@ func TestValidateList(t *testing.T) {
 	}{
 		{query: "", want: listInput{Status: "active"}},
 		{query: "status=all&scope=user", want: listInput{Status: "all", Scope: "user"}},
-		{query: "job_id=" + strings.ToUpper(job1), want: listInput{Status: "active", Scope: "job", JobID: job1}},
+		{query: "scope=job&job_id=" + strings.ToUpper(job1), want: listInput{Status: "active", Scope: "job", JobID: job1}},
+		{query: "job_id=" + job1, status: 422, fields: []string{"job_id"}},
 		{query: "org_id=" + org1 + "&status=revoked", want: listInput{Status: "revoked", OrgID: org1}},
 		{query: "limit=3", status: 400, fields: []string{"limit"}},
 		{query: "status=all&status=revoked", status: 400, fields: []string{"status"}},
 		{query: "status=gone&scope=x&org_id=y", status: 422, fields: []string{"scope", "status", "org_id"}},
 		{query: "scope=user&job_id=" + job1, status: 422, fields: []string{"job_id"}},
-		{query: "job_id=42", status: 422, fields: []string{"job_id"}},
+		{query: "scope=job&job_id=42", status: 422, fields: []string{"job_id"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {

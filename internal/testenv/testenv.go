@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,7 +46,8 @@ func Kubectl() (string, error) {
 	return filepath.Join(dir, "kubectl"), nil
 }
 
-// Start starts a control plane with Podium's CRDs installed. Stop it with env.Stop().
+// Start starts a control plane with Podium's CRDs and admission policies
+// (config/admission) installed, the policies already enforced. Stop it with env.Stop().
 func Start() (*envtest.Environment, *rest.Config, error) {
 	assets, err := Assets()
 	if err != nil {
@@ -59,6 +61,10 @@ func Start() (*envtest.Environment, *rest.Config, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := ApplyAdmission(context.Background(), cfg); err != nil {
+		_ = env.Stop()
 		return nil, nil, err
 	}
 	return env, cfg, nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"podium.dev/podium/internal/httpapi"
 	"slices"
 	"strings"
 	"testing"
@@ -266,7 +267,7 @@ func TestBoardPage(t *testing.T) {
 		"Content-Security-Policy": ContentSecurityPolicy,
 		"Content-Type":            "text/html; charset=utf-8",
 		"X-Content-Type-Options":  "nosniff",
-		"Cache-Control":           "no-cache",
+		"Cache-Control":           httpapi.PublicCacheControl,
 	} {
 		if got := res.Header.Get(h); got != want {
 			t.Errorf("%s = %q, want %q", h, got, want)
@@ -371,6 +372,9 @@ func TestPrivateBoardIsNotFound(t *testing.T) {
 		res, body := f.get(t, tc.path, tc.user)
 		if res.StatusCode != http.StatusNotFound || body != missing {
 			t.Errorf("%s as %q: status %d, body differs from a missing board's: %v", tc.path, tc.user, res.StatusCode, body != missing)
+		}
+		if got := res.Header.Get("Cache-Control"); got != "no-store" {
+			t.Errorf("%s as %q: Cache-Control = %q, want no-store (a cache must not keep a 404 a member would get a page for)", tc.path, tc.user, got)
 		}
 	}
 	res, body := f.get(t, "/leaderboards/acme/bench/secret", "member")

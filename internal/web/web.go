@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/index"
 )
@@ -128,7 +129,7 @@ func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err, "Reading a leaderboard", "slug", org+"/"+dataset+"/"+name)
 		return
 	}
-	if lb == nil {
+	if lb == nil || !index.Servable(lb) {
 		p.render(w, r, notFound.Status, "error", notFound, false)
 		return
 	}
@@ -353,7 +354,7 @@ func (p *Pages) serveIndex(w http.ResponseWriter, r *http.Request) {
 	for i := range list.Items {
 		lb := &list.Items[i]
 		slug := index.Slug(lb)
-		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || slug == "" || seen[slug] {
+		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || slug == "" || seen[slug] || !index.Servable(lb) {
 			continue
 		}
 		// A duplicate slug is listed once: its link opens the board findBoard picks.
@@ -378,6 +379,10 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name 
 		body, _ = p.execute("error", internalError)
 	}
 	setHeaders(w.Header(), private, "")
+	if status != http.StatusOK {
+		// An error page (a 404 may be a private board) is never stored by a cache.
+		w.Header().Set("Cache-Control", "no-store")
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
@@ -391,7 +396,8 @@ func (p *Pages) execute(name string, data any) ([]byte, error) {
 }
 
 // setHeaders sets the security and caching headers of a page. Private content is never
-// stored by caches; public pages are revalidated (ETag) so a changed board shows at once.
+// stored by caches; public pages are cacheable as the GET read is
+// (httpapi.PublicCacheControl) and revalidated by ETag.
 func setHeaders(h http.Header, private bool, etag string) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
@@ -402,7 +408,7 @@ func setHeaders(h http.Header, private bool, etag string) {
 	if private {
 		h.Set("Cache-Control", "private, no-store")
 	} else {
-		h.Set("Cache-Control", "no-cache")
+		h.Set("Cache-Control", httpapi.PublicCacheControl)
 	}
 	if etag != "" {
 		h.Set("ETag", etag)

@@ -20,7 +20,9 @@ const MaxRowsPerRequest = 500
 
 // Config is a definition file as read: SPEC's snake_case file, or manifests.
 type Config struct {
-	File     *BoardFile
+	File *BoardFile
+	// Keys are the top-level keys the file holds: on update, only they change.
+	Keys     map[string]bool
 	Manifest *Manifest
 }
 
@@ -45,7 +47,15 @@ func LoadConfig(path string) (*Config, error) {
 	if err := docs[0].decodeStrict(&f); err != nil {
 		return nil, err
 	}
-	return &Config{File: &f}, nil
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(docs[0].json, &keys); err != nil {
+		return nil, apierr.BadRequest("", "%s: a definition file is an object", path)
+	}
+	cfg := &Config{File: &f, Keys: map[string]bool{}}
+	for k := range keys {
+		cfg.Keys[k] = true
+	}
+	return cfg, nil
 }
 
 // LoadRows reads a rows file ({rows: [...]}).
@@ -96,6 +106,9 @@ func LoadTrialIDs(path string) ([]string, error) {
 	if len(f.TrialIDs) == 0 {
 		return nil, docs[0].fieldError([]any{"trial_ids"}, "must be a non-empty list")
 	}
+	if i, j := DuplicateTrialID(f.TrialIDs); j >= 0 {
+		return nil, docs[0].fieldError([]any{"trial_ids", j}, "trial %s is given twice (also trial_ids[%d])", f.TrialIDs[j], i)
+	}
 	return f.TrialIDs, nil
 }
 
@@ -109,14 +122,11 @@ type Created struct {
 // config's manifests and/or a rows file, all or nothing: everything is validated
 // (client side, then a server-side dry-run) before the first write, and a failed write
 // removes what was created.
-func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, visibility string) (*Created, error) {
+func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, over BoardFlags) (*Created, error) {
 	now := time.Now()
-	lb, manifestRows, err := c.boardToCreate(ctx, cfg)
+	lb, manifestRows, err := c.boardToCreate(ctx, cfg, over)
 	if err != nil {
 		return nil, err
-	}
-	if visibility != "" {
-		lb.Spec.Visibility = hubv1alpha1.Visibility(visibility)
 	}
 	touch(lb, now)
 	var inputs []RowInput
@@ -124,6 +134,9 @@ func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, v
 		inputs = append(inputs, RowInput{Index: i, Spec: manifestRows[i].Spec})
 	}
 	if rows != nil {
+		if n := len(rows.Rows); n < 1 || n > MaxRowsPerRequest {
+			return nil, apierr.BadRequest("rows", "%d rows; a rows file adds 1 to %d rows", n, MaxRowsPerRequest)
+		}
 		for i := range rows.Rows {
 			if rows.Rows[i].ID != "" {
 				return nil, apierr.BadRequest(fmt.Sprintf("rows[%d].id", i), "a new leaderboard's rows are new: remove the id")
@@ -168,25 +181,72 @@ func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, v
 	return out, nil
 }
 
-// boardToCreate builds the Leaderboard object a definition describes: its namespace is
-// the dataset's org, its object name derived from the slug (or the manifest's).
-func (c *Client) boardToCreate(ctx context.Context, cfg *Config) (*hubv1alpha1.Leaderboard, []hubv1alpha1.LeaderboardRow, error) {
+// BoardFlags are the definition flags of `create`: set ones override the --config
+// file's values (a board can be created from flags alone).
+type BoardFlags struct {
+	Package, Name, Title, Visibility string
+	Description                      *string
+	// VersionFlags is true when a dataset-version flag was given: Refs and IDs then
+	// replace the file's.
+	VersionFlags bool
+	Refs, IDs    []string
+}
+
+func (f BoardFlags) apply(s *hubv1alpha1.LeaderboardSpec) {
+	if f.Package != "" {
+		s.Package, s.PackageID = f.Package, ""
+	}
+	if f.Name != "" {
+		s.Name = f.Name
+	}
+	if f.Title != "" {
+		s.Title = f.Title
+	}
+	if f.Description != nil {
+		d := *f.Description
+		s.Description = &d
+	}
+	if f.Visibility != "" {
+		s.Visibility = hubv1alpha1.Visibility(f.Visibility)
+	}
+	if f.VersionFlags {
+		refs, ids := append([]string{}, f.Refs...), append([]string{}, f.IDs...)
+		s.DatasetVersionRefs, s.DatasetVersionIDs = &refs, &ids
+	}
+}
+
+// boardToCreate builds the Leaderboard object a definition (a file, flags, or both)
+// describes: its namespace is the dataset's org, its object name derived from the slug
+// (or the manifest's).
+func (c *Client) boardToCreate(ctx context.Context, cfg *Config, over BoardFlags) (*hubv1alpha1.Leaderboard, []hubv1alpha1.LeaderboardRow, error) {
 	lb := &hubv1alpha1.Leaderboard{}
 	var rows []hubv1alpha1.LeaderboardRow
-	if cfg.Manifest != nil {
+	switch {
+	case cfg == nil:
+	case cfg.Manifest != nil:
 		m := cfg.Manifest.Board
 		lb.Spec = *m.Spec.DeepCopy()
 		lb.Name, lb.Namespace = m.Name, m.Namespace
 		lb.Labels, lb.Annotations = cleanLabels(m.Labels), cleanAnnotations(m.Annotations)
 		rows = cfg.Manifest.Rows
-	} else {
+	default:
 		lb.Spec = SpecFromFile(cfg.File)
 	}
+	over.apply(&lb.Spec)
+	var missing []apierr.FieldError
+	if lb.Spec.Package == "" && lb.Spec.PackageID == "" {
+		missing = append(missing, apierr.FieldError{Field: "package", Message: "is required (--package, or package or package_id in --config)"})
+	}
 	if lb.Spec.Name == "" {
-		return nil, nil, apierr.BadRequest("name", "is required")
+		missing = append(missing, apierr.FieldError{Field: "name", Message: "is required (--name, or name in --config)"})
 	}
 	if lb.Spec.Title == "" {
-		return nil, nil, apierr.BadRequest("title", "is required")
+		missing = append(missing, apierr.FieldError{Field: "title", Message: "is required (--title, or title in --config)"})
+	}
+	if len(missing) > 0 {
+		e := apierr.BadRequest("", "%s", missingText(missing))
+		e.Details = missing
+		return nil, nil, e
 	}
 	org, dataset, err := c.datasetOf(ctx, &lb.Spec)
 	if err != nil {
@@ -199,7 +259,30 @@ func (c *Client) boardToCreate(ctx context.Context, cfg *Config) (*hubv1alpha1.L
 	if lb.Name == "" {
 		lb.Name = BoardObjectName(dataset, lb.Spec.Name)
 	}
+	if err := c.refuseExisting(ctx, org+"/"+dataset, lb); err != nil {
+		return nil, nil, err
+	}
 	return lb, rows, nil
+}
+
+// refuseExisting answers 409 conflict when the org already has a board of this slug
+// (or of this object name): creating it again is not a validation problem of the file.
+func (c *Client) refuseExisting(ctx context.Context, pkg string, lb *hubv1alpha1.Leaderboard) error {
+	var list hubv1alpha1.LeaderboardList
+	if err := c.c.List(ctx, &list, client.InNamespace(lb.Namespace)); err != nil {
+		return KubeError(err, "leaderboards of "+lb.Namespace)
+	}
+	for i := range list.Items {
+		cur := &list.Items[i]
+		samePkg := firstNonEmpty(cur.Spec.Package, cur.Status.Package) == pkg
+		if cur.Name == lb.Name || cur.Spec.Name == lb.Spec.Name && samePkg {
+			e := apierr.New(http.StatusConflict, apierr.CodeConflict,
+				"leaderboard %s/%s already exists (id %s); change it with `podium hub leaderboard update`", pkg, lb.Spec.Name, cur.UID)
+			e.Details = map[string]string{"resource": "leaderboard " + pkg + "/" + lb.Spec.Name, "id": string(cur.UID)}
+			return e
+		}
+	}
+	return nil
 }
 
 // datasetOf returns the org (namespace) and dataset name of a definition's package or
@@ -331,6 +414,9 @@ func (c *Client) UpdateBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, r
 			return nil, err
 		}
 	}
+	if err := c.refuseInvalidating(ctx, lb, &next.Spec, req.Rows); err != nil {
+		return nil, err
+	}
 	res.Board = next
 	if req.DryRun {
 		if err := c.dryRun(ctx, p); err != nil {
@@ -356,12 +442,13 @@ func (c *Client) UpdateBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, r
 	return res, nil
 }
 
-// applyConfig applies a definition file to spec. The file is the whole definition
-// (what export writes, edited): title, description, schemas, columns and ranking are
-// taken from it, omitted ones become empty; visibility and the dataset-version
-// associations are kept when the file omits them.
+// applyConfig applies a definition file to spec. Only the keys the file holds change
+// (a key holding null or [] is a change: it empties the field; an absent key keeps
+// the current value); an exported file holds every key, so export, edit, update
+// replaces the whole definition. A manifest is a whole spec: every key is present.
 func applyConfig(lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec, cfg *Config) error {
 	var f BoardFile
+	has := cfg.Keys
 	if cfg.Manifest != nil {
 		f = FileFromSpec(&cfg.Manifest.Board.Spec)
 		if m := cfg.Manifest.Board; m.Namespace != "" && m.Namespace != lb.Namespace || m.Name != "" && m.Name != lb.Name {
@@ -369,6 +456,10 @@ func applyConfig(lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec,
 		}
 		if len(cfg.Manifest.Rows) > 0 {
 			return apierr.BadRequest("rows", "update --config takes the definition only; apply rows with --rows")
+		}
+		has = map[string]bool{}
+		for _, k := range definitionKeys {
+			has[k] = true
 		}
 	} else {
 		f = *cfg.File
@@ -393,27 +484,50 @@ func applyConfig(lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec,
 		}
 	}
 	from := SpecFromFile(&f)
-	if from.Title != "" {
+	if has["title"] {
+		if from.Title == "" {
+			return apierr.Invalid(apierr.FieldError{Field: "title", Message: "must be 1 to 200 characters; a title cannot be removed"})
+		}
 		spec.Title = from.Title
 	}
-	spec.Description = from.Description
-	spec.MetadataSchema, spec.MetricsSchema = from.MetadataSchema, from.MetricsSchema
-	spec.Columns, spec.RankBy = from.Columns, from.RankBy
-	if from.Visibility != "" {
-		spec.Visibility = from.Visibility
+	if has["description"] {
+		spec.Description = from.Description
 	}
-	if from.DatasetVersionRefs != nil || from.DatasetVersionIDs != nil {
-		spec.DatasetVersionRefs, spec.DatasetVersionIDs = from.DatasetVersionRefs, from.DatasetVersionIDs
+	if has["visibility"] {
+		spec.Visibility = from.Visibility // null: the default, private
+	}
+	// A schema left out and {} mean the same (no constraint): exporting a board without
+	// one writes {}, and applying that back is no change.
+	if has["metadata_schema"] && !jsonEqual(objectOrEmpty(spec.MetadataSchema), objectOrEmpty(from.MetadataSchema)) {
+		spec.MetadataSchema = from.MetadataSchema
+	}
+	if has["metrics_schema"] && !jsonEqual(objectOrEmpty(spec.MetricsSchema), objectOrEmpty(from.MetricsSchema)) {
+		spec.MetricsSchema = from.MetricsSchema
+	}
+	if has["columns"] {
+		spec.Columns = from.Columns
+	}
+	if has["rank_by"] {
+		spec.RankBy = from.RankBy
+	}
+	if has["dataset_version_refs"] {
+		spec.DatasetVersionRefs = from.DatasetVersionRefs
+	}
+	if has["dataset_version_ids"] {
+		spec.DatasetVersionIDs = from.DatasetVersionIDs
 	}
 	return nil
 }
+
+// definitionKeys are the keys of a definition file that update can change.
+var definitionKeys = []string{"title", "description", "visibility", "metadata_schema", "metrics_schema", "columns", "rank_by", "dataset_version_refs", "dataset_version_ids"}
 
 // specDiff lists the definition fields that differ, in SPEC's names.
 func specDiff(a, b *hubv1alpha1.LeaderboardSpec) []FieldDiff {
 	fa, fb := FileFromSpec(a), FileFromSpec(b)
 	ma, mb := toMap(fa), toMap(fb)
 	var out []FieldDiff
-	for _, k := range []string{"title", "description", "visibility", "metadata_schema", "metrics_schema", "columns", "rank_by", "dataset_version_refs", "dataset_version_ids"} {
+	for _, k := range definitionKeys {
 		va, vb := ma[k], mb[k]
 		if k == "visibility" {
 			va, vb = visOrDefault(va), visOrDefault(vb)
@@ -466,8 +580,8 @@ func jsonEqual(a, b json.RawMessage) bool {
 // planRows adds a rows file's writes to a plan: rows with an id update that row of this
 // board (refused when stale), rows without one are new. Unchanged rows are skipped.
 func (c *Client) planRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec, f *RowsFile, p *plan, res *UpdateResult, now time.Time) error {
-	if f.LeaderboardID != "" && f.LeaderboardID != string(lb.UID) {
-		return apierr.BadRequest("leaderboard_id", "the rows file is for leaderboard %s, not %s", f.LeaderboardID, lb.UID)
+	if err := checkRowsFileTarget(lb, f); err != nil {
+		return err
 	}
 	if len(f.Rows) == 0 {
 		return apierr.BadRequest("rows", "the rows file has no rows")
@@ -641,12 +755,41 @@ func (c *Client) ExportBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, f
 		return RenderManifest(lb, rows, fileFormat)
 	}
 	f := FileFromSpec(&lb.Spec)
-	f.LeaderboardID = string(lb.UID)
-	f.ExpectedUpdatedAt = UpdatedAt(lb)
-	if f.Visibility == "" {
-		f.Visibility = string(hubv1alpha1.VisibilityPrivate)
+	full := boardExport{
+		LeaderboardID: string(lb.UID), ExpectedUpdatedAt: UpdatedAt(lb),
+		Package: f.Package, PackageID: f.PackageID, Name: f.Name, Title: f.Title, Description: f.Description,
+		Visibility:     firstNonEmpty(f.Visibility, string(hubv1alpha1.VisibilityPrivate)),
+		MetadataSchema: objectOrEmpty(lb.Spec.MetadataSchema), MetricsSchema: objectOrEmpty(lb.Spec.MetricsSchema),
+		Columns: f.Columns, RankBy: f.RankBy, DatasetVersionRefs: f.DatasetVersionRefs, DatasetVersionIDs: f.DatasetVersionIDs,
 	}
-	return Marshal(f, fileFormat)
+	if full.Columns == nil {
+		full.Columns = []ColumnFile{}
+	}
+	if full.RankBy == nil {
+		full.RankBy = []RankRuleFile{}
+	}
+	return Marshal(full, fileFormat)
+}
+
+// boardExport is what export writes: a BoardFile holding every definition key, even
+// empty ones (null description, {} schemas, [] columns and rank_by), so that `update
+// --config` of the edited file replaces the whole definition (update changes only
+// the keys a file holds). dataset_version_refs and _ids are written when set.
+type boardExport struct {
+	LeaderboardID      string          `json:"leaderboard_id"`
+	ExpectedUpdatedAt  string          `json:"expected_updated_at"`
+	Package            string          `json:"package,omitempty"`
+	PackageID          string          `json:"package_id,omitempty"`
+	Name               string          `json:"name"`
+	Title              string          `json:"title"`
+	Description        *string         `json:"description"`
+	Visibility         string          `json:"visibility"`
+	MetadataSchema     json.RawMessage `json:"metadata_schema"`
+	MetricsSchema      json.RawMessage `json:"metrics_schema"`
+	Columns            []ColumnFile    `json:"columns"`
+	RankBy             []RankRuleFile  `json:"rank_by"`
+	DatasetVersionRefs *[]string       `json:"dataset_version_refs,omitempty"`
+	DatasetVersionIDs  *[]string       `json:"dataset_version_ids,omitempty"`
 }
 
 // InitFile is the example definition `init` writes (SPEC 4.6): an agent text column,
@@ -680,4 +823,74 @@ func InitManifest(pkg, name, title string, f Format) ([]byte, error) {
 	}
 	lb.Namespace, lb.Name = org, BoardObjectName(ds, name)
 	return RenderManifest(lb, nil, f)
+}
+
+// missingText says which required fields are missing, all of them.
+func missingText(missing []apierr.FieldError) string {
+	names := make([]string, len(missing))
+	for i, m := range missing {
+		names[i] = m.Field
+	}
+	if len(names) == 1 {
+		return missing[0].Field + ": " + missing[0].Message
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " are required (flags, or keys of --config)"
+}
+
+// refuseInvalidating refuses a definition change that would make existing rows invalid
+// (a schema tightened, a property gone): every row of the board that the transaction
+// does not rewrite and that is valid under the current schemas is validated under the
+// new ones, with the controller's validator. Rows the transaction's rows file rewrites
+// were validated against the new definition already, so a change that fixes its rows in
+// the same transaction goes through. This lists the board's rows, and only when a
+// schema changes.
+func (c *Client) refuseInvalidating(ctx context.Context, lb *hubv1alpha1.Leaderboard, next *hubv1alpha1.LeaderboardSpec, f *RowsFile) error {
+	if c.ValidateFn == nil || jsonEqual(objectOrEmpty(lb.Spec.MetadataSchema), objectOrEmpty(next.MetadataSchema)) &&
+		jsonEqual(objectOrEmpty(lb.Spec.MetricsSchema), objectOrEmpty(next.MetricsSchema)) {
+		return nil
+	}
+	rewritten := map[string]bool{}
+	if f != nil {
+		for _, r := range f.Rows {
+			rewritten[strings.ToLower(r.ID)] = true
+		}
+	}
+	rows, err := c.BoardRows(ctx, lb)
+	if err != nil {
+		return err
+	}
+	sortByCreation(rows)
+	var details RowsInvalid
+	for i := range rows {
+		r := &rows[i]
+		if rewritten[string(r.UID)] || len(c.ValidateFn(&lb.Spec, &r.Spec)) > 0 {
+			continue
+		}
+		fields := c.ValidateFn(next, &r.Spec)
+		if len(fields) == 0 {
+			continue
+		}
+		details.InvalidRowCount++
+		if len(details.InvalidRows) == maxInvalidListed {
+			details.Truncated = true
+			continue
+		}
+		details.InvalidRows = append(details.InvalidRows, InvalidRow{ID: string(r.UID), Fields: fields})
+	}
+	if details.InvalidRowCount == 0 {
+		return nil
+	}
+	first := details.InvalidRows[0]
+	e := apierr.New(http.StatusUnprocessableEntity, apierr.CodeRowsInvalid,
+		"the new definition would make %s invalid (row %s: %s: %s); fix them in the same update with --rows, or change the definition; nothing was written",
+		existingRows(details.InvalidRowCount), first.ID, first.Fields[0].Field, first.Fields[0].Message)
+	e.Details = details
+	return e
+}
+
+func existingRows(n int) string {
+	if n == 1 {
+		return "1 existing row"
+	}
+	return fmt.Sprintf("%d existing rows", n)
 }

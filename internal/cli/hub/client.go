@@ -270,7 +270,7 @@ func KubeError(err error, what string) error {
 	case apierrors.IsConflict(err):
 		return apierr.New(http.StatusConflict, apierr.CodeStale, "%s changed since it was read; read or export it again", what)
 	case apierrors.IsAlreadyExists(err):
-		return apierr.New(http.StatusConflict, apierr.CodeValidationFailed, "%s already exists", what)
+		return apierr.New(http.StatusConflict, apierr.CodeConflict, "%s already exists", what)
 	case apierrors.IsInvalid(err):
 		var fields []apierr.FieldError
 		if d := se.Status().Details; d != nil {

@@ -259,15 +259,17 @@ func BoardToJSON(lb *hubv1alpha1.Leaderboard) BoardJSON {
 // RowJSON is a row as the CLI's --json prints it: DECISIONS' read fields, the trial
 // ids, and whether the values are valid (and which fields are not).
 type RowJSON struct {
-	ID            string                   `json:"id"`
-	LeaderboardID string                   `json:"leaderboard_id"`
-	Rank          *int                     `json:"rank"`
-	Metadata      json.RawMessage          `json:"metadata"`
-	Metrics       json.RawMessage          `json:"metrics"`
-	Status        string                   `json:"status"`
-	CreatedAt     string                   `json:"created_at"`
-	UpdatedAt     string                   `json:"updated_at"`
-	NTrials       int                      `json:"n_trials"`
+	ID            string          `json:"id"`
+	LeaderboardID string          `json:"leaderboard_id"`
+	Rank          *int            `json:"rank"`
+	Metadata      json.RawMessage `json:"metadata"`
+	Metrics       json.RawMessage `json:"metrics"`
+	Status        string          `json:"status"`
+	CreatedAt     string          `json:"created_at"`
+	UpdatedAt     string          `json:"updated_at"`
+	NTrials       int             `json:"n_trials"`
+	// CreatedBy is who created the row, as admission recorded it (null when unknown).
+	CreatedBy     *string                  `json:"created_by"`
 	TrialIDs      []string                 `json:"trial_ids"`
 	Valid         *bool                    `json:"valid"`
 	InvalidFields []hubv1alpha1.FieldError `json:"invalid_fields,omitempty"`
@@ -288,6 +290,9 @@ func RowToJSON(boardID string, r *hubv1alpha1.LeaderboardRow, rank int) RowJSON 
 	}
 	if rank > 0 {
 		j.Rank = &rank
+	}
+	if by := r.Annotations[hubv1alpha1.AnnotationCreatedBy]; by != "" {
+		j.CreatedBy = &by
 	}
 	if c := condition(r.Status.Conditions, hubv1alpha1.ConditionValid, r.Generation); c != nil {
 		v := c.Status == metav1.ConditionTrue

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,6 +22,9 @@ import (
 func (c *Client) CreateRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, f *RowsFile) ([]*hubv1alpha1.LeaderboardRow, error) {
 	if n := len(f.Rows); n < 1 || n > MaxRowsPerRequest {
 		return nil, apierr.BadRequest("rows", "%d rows; a request adds 1 to %d rows", n, MaxRowsPerRequest)
+	}
+	if err := checkRowsFileTarget(lb, f); err != nil {
+		return nil, err
 	}
 	var inputs []RowInput
 	for i := range f.Rows {
@@ -162,9 +166,21 @@ func (c *Client) UpdateRow(ctx context.Context, row *hubv1alpha1.LeaderboardRow,
 	return next, fields, nil
 }
 
-// DeleteRows deletes rows by id. Every id is found first, so a typo deletes nothing;
-// each delete is conditioned on the row's uid.
+// DeletedRows is what a delete did: the rows deleted, and, when a delete failed
+// midway, the rows left in place.
+type DeletedRows struct {
+	Deleted    []string `json:"deleted"`
+	NotDeleted []string `json:"not_deleted,omitempty"`
+}
+
+// DeleteRows deletes rows by id, all or nothing as far as Kubernetes allows. An id given
+// twice counts once. Every id is found first, and every delete is sent as a server-side
+// dry-run (permissions, preconditions), so a typo or a row the caller may not delete
+// deletes nothing. Then each row is deleted, conditioned on its uid. A deleted row
+// cannot be brought back with its id, so if a delete still fails midway the error says
+// exactly which rows were deleted and which were not (details: DeletedRows).
 func (c *Client) DeleteRows(ctx context.Context, ids []string) ([]*hubv1alpha1.LeaderboardRow, error) {
+	ids = Dedupe(ids)
 	rows := make([]*hubv1alpha1.LeaderboardRow, len(ids))
 	errs := parallel(ctx, c.workers, len(ids), func(ctx context.Context, i int) error {
 		r, err := c.Row(ctx, ids[i])
@@ -172,18 +188,51 @@ func (c *Client) DeleteRows(ctx context.Context, ids []string) ([]*hubv1alpha1.L
 		return err
 	})
 	if err, _ := firstError(errs); err != nil {
-		return nil, err
-	}
-	errs = parallel(ctx, c.workers, len(rows), func(ctx context.Context, i int) error {
-		uid := rows[i].UID
-		if err := c.c.Delete(ctx, rows[i], client.Preconditions{UID: &uid}); err != nil {
-			return KubeError(err, "row "+string(uid))
-		}
-		return nil
-	})
-	if err, n := firstError(errs); err != nil {
 		ae := *apierr.As(err)
-		ae.Message += fmt.Sprintf(" (%d of %d rows were not deleted)", n, len(rows))
+		ae.Message += "; nothing was deleted"
+		return nil, &ae
+	}
+	deleted := make([]bool, len(rows))
+	del := func(dry bool) []error {
+		return parallel(ctx, c.workers, len(rows), func(ctx context.Context, i int) error {
+			uid := rows[i].UID
+			opts := []client.DeleteOption{client.Preconditions{UID: &uid}}
+			if dry {
+				opts = append(opts, client.DryRunAll)
+			}
+			err := c.c.Delete(ctx, rows[i], opts...)
+			if !dry && apierrors.IsNotFound(err) {
+				err = nil // deleted meanwhile by someone else: gone, as asked
+			}
+			if err != nil {
+				return KubeError(err, "row "+string(uid))
+			}
+			deleted[i] = !dry
+			return nil
+		})
+	}
+	if err, _ := firstError(del(true)); err != nil {
+		ae := *apierr.As(err)
+		ae.Message += "; nothing was deleted"
+		return nil, &ae
+	}
+	errs = del(false)
+	if err, _ := firstError(errs); err != nil {
+		var res DeletedRows
+		for i := range rows {
+			if deleted[i] {
+				res.Deleted = append(res.Deleted, string(rows[i].UID))
+			} else {
+				res.NotDeleted = append(res.NotDeleted, string(rows[i].UID))
+			}
+		}
+		ae := *apierr.As(err)
+		if len(res.Deleted) == 0 {
+			ae.Message += "; nothing was deleted"
+		} else {
+			ae.Message += fmt.Sprintf("; deleted %s, not deleted %s", strings.Join(res.Deleted, ", "), strings.Join(res.NotDeleted, ", "))
+		}
+		ae.Details = res
 		return nil, &ae
 	}
 	return rows, nil
@@ -199,14 +248,18 @@ const (
 )
 
 // ChangeTrials sets, adds or removes trial links of a row. It rereads and retries when
-// the row changed meanwhile: the operation means the same on the newer row.
+// the row changed meanwhile: the operation means the same on the newer row. A trial id
+// given twice is refused (see DuplicateTrialID).
 func (c *Client) ChangeTrials(ctx context.Context, row *hubv1alpha1.LeaderboardRow, op TrialOp, ids []string) (*hubv1alpha1.LeaderboardRow, error) {
 	for i, id := range ids {
 		if !IsUUID(id) {
 			return nil, apierr.BadRequest(fmt.Sprintf("trial_ids[%d]", i), "%q is not a UUID", id)
 		}
 	}
-	want := dedupe(ids)
+	if i, j := DuplicateTrialID(ids); j >= 0 {
+		return nil, apierr.BadRequest(fmt.Sprintf("trial_ids[%d]", j), "trial %s is given twice (also trial_ids[%d])", ids[j], i)
+	}
+	want := ids
 	cur := row
 	for attempt := 0; ; attempt++ {
 		next := cur.DeepCopy()
@@ -214,7 +267,7 @@ func (c *Client) ChangeTrials(ctx context.Context, row *hubv1alpha1.LeaderboardR
 		case TrialsSet:
 			next.Spec.TrialIDs = want
 		case TrialsAdd:
-			next.Spec.TrialIDs = dedupe(append(append([]string{}, cur.Spec.TrialIDs...), want...))
+			next.Spec.TrialIDs = Dedupe(append(append([]string{}, cur.Spec.TrialIDs...), want...))
 		case TrialsRemove:
 			next.Spec.TrialIDs = slices.DeleteFunc(append([]string{}, cur.Spec.TrialIDs...), func(t string) bool {
 				return slices.ContainsFunc(want, func(w string) bool { return strings.EqualFold(w, t) })
@@ -242,8 +295,22 @@ func (c *Client) ChangeTrials(ctx context.Context, row *hubv1alpha1.LeaderboardR
 	}
 }
 
-// dedupe keeps the first of each id (case-insensitively), in order.
-func dedupe(ids []string) []string {
+// DuplicateTrialID returns the positions of the first id given twice
+// (case-insensitively), or -1, -1.
+func DuplicateTrialID(ids []string) (first, again int) {
+	seen := map[string]int{}
+	for j, id := range ids {
+		k := strings.ToLower(id)
+		if i, dup := seen[k]; dup {
+			return i, j
+		}
+		seen[k] = j
+	}
+	return -1, -1
+}
+
+// Dedupe keeps the first of each id (case-insensitively), in order.
+func Dedupe(ids []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, id := range ids {
@@ -273,4 +340,46 @@ func RowExport(lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) Row
 	f := RowFileFromObject(row)
 	f.LeaderboardID = string(lb.UID)
 	return f
+}
+
+// checkRowsFileTarget refuses a rows file that names another board: an exported rows
+// file carries its board's leaderboard_id, package and name.
+func checkRowsFileTarget(lb *hubv1alpha1.Leaderboard, f *RowsFile) error {
+	if f.LeaderboardID != "" && !strings.EqualFold(f.LeaderboardID, string(lb.UID)) {
+		return apierr.BadRequest("leaderboard_id", "the rows file is for leaderboard %s, not %s (%s)", f.LeaderboardID, lb.UID, Slug(lb))
+	}
+	if pkg := firstNonEmpty(lb.Spec.Package, lb.Status.Package); f.Package != "" && f.Package != pkg {
+		return apierr.BadRequest("package", "the rows file is for package %s, not %s (%s)", f.Package, pkg, Slug(lb))
+	}
+	if f.Name != "" && f.Name != lb.Spec.Name {
+		return apierr.BadRequest("name", "the rows file is for leaderboard %q, not %q (%s)", f.Name, lb.Spec.Name, Slug(lb))
+	}
+	return nil
+}
+
+// TrialLink is one linked trial as trial lists print it: its id and when it was
+// linked (null when the controller has not recorded it yet).
+type TrialLink struct {
+	TrialID  string  `json:"trial_id"`
+	LinkedAt *string `json:"linked_at"`
+}
+
+// TrialLinks lists a row's trial links in the row's order, with the link times the
+// row controller records in status.trialLinks.
+func TrialLinks(row *hubv1alpha1.LeaderboardRow) []TrialLink {
+	at := map[string]string{}
+	for _, g := range row.Status.TrialLinks {
+		for _, id := range g.TrialIDs {
+			at[strings.ToLower(id)] = g.LinkedAt.UTC().Format(time.RFC3339)
+		}
+	}
+	out := make([]TrialLink, 0, len(row.Spec.TrialIDs))
+	for _, id := range row.Spec.TrialIDs {
+		l := TrialLink{TrialID: id}
+		if t, ok := at[strings.ToLower(id)]; ok {
+			l.LinkedAt = &t
+		}
+		out = append(out, l)
+	}
+	return out
 }

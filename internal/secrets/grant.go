@@ -1,0 +1,68 @@
+package secrets
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+)
+
+// Granted says whether the Secret s may serve as the value of hs: whether Podium may
+// read it (for the last four characters or a delivery), label it and own it. This is
+// the one place the rule is written (docs/secrets.md, "Ownership"); the controller and
+// every other reader of value Secrets ask it.
+//
+// A Secret is granted to hs when both hold:
+//   - it carries the label hub.podium.dev/hosted-secret=<hs's name>, which only someone
+//     who may write the Secret can set: the right to create a HostedSecret alone never
+//     reaches a Secret's data;
+//   - it is bound to no other HostedSecret: no owner reference to a HostedSecret with
+//     another UID, and no binding annotation hub.podium.dev/hosted-secret-uid naming
+//     another UID. A grant is for one object, not for a name: a HostedSecret deleted and
+//     created again under the same name is another object and inherits nothing.
+//
+// A nil s (no such Secret) is not granted. The reason is for logs and tests only; what
+// a HostedSecret's status says must not tell apart "missing" from "not granted"
+// (NotGrantedMessage), so that nobody learns through it which Secrets exist.
+func Granted(s *corev1.Secret, hs *hubv1alpha1.HostedSecret) (bool, string) {
+	if s == nil {
+		return false, "the Secret does not exist"
+	}
+	if got := s.Labels[hubv1alpha1.LabelHostedSecret]; got != hs.Name {
+		return false, fmt.Sprintf("the Secret is not labelled %s=%s", hubv1alpha1.LabelHostedSecret, hs.Name)
+	}
+	if uid, ok := BoundTo(s); ok && uid != hs.UID {
+		return false, "the Secret is bound to another HostedSecret"
+	}
+	return true, ""
+}
+
+// BoundTo returns the UID of the HostedSecret the Secret is (or was) bound to: its
+// binding annotation, else the UID of a HostedSecret among its owners. ok is false for
+// a Secret never bound to one.
+func BoundTo(s *corev1.Secret) (uid types.UID, ok bool) {
+	if v := s.Annotations[hubv1alpha1.AnnotationHostedSecretUID]; v != "" {
+		return types.UID(v), true
+	}
+	for _, o := range s.OwnerReferences {
+		if isHostedSecretRef(o.APIVersion, o.Kind) {
+			return o.UID, true
+		}
+	}
+	return "", false
+}
+
+func isHostedSecretRef(apiVersion, kind string) bool {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	return err == nil && gv.Group == hubv1alpha1.GroupVersion.Group && kind == "HostedSecret"
+}
+
+// NotGrantedMessage is the status message of a HostedSecret whose Secret is missing or
+// not granted to it. It is the same in both cases, on purpose.
+func NotGrantedMessage(hs *hubv1alpha1.HostedSecret) string {
+	return fmt.Sprintf("Secret %s does not exist or is not granted to this HostedSecret: it must carry the label %s=%s and belong to no other HostedSecret",
+		hs.Spec.SecretRef.Name, hubv1alpha1.LabelHostedSecret, hs.Name)
+}

@@ -1,0 +1,147 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/scheme"
+)
+
+// AdmissionDir holds the admission policies Podium ships (config/admission).
+func AdmissionDir() string { return filepath.Join(RepoRoot(), "config", "admission") }
+
+// ApplyAdmission creates every object of the YAML files in config/admission (the
+// ValidatingAdmissionPolicies and their bindings) and waits until the apiserver
+// enforces them: a policy is loaded by the apiserver's admission plugin a moment after
+// it is created, and a test that ran before would see a hole that does not exist.
+func ApplyAdmission(ctx context.Context, cfg *rest.Config) error {
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(AdmissionDir(), "*.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if filepath.Base(f) == "kustomization.yaml" {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		for _, doc := range strings.Split(string(data), "\n---") {
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			if len(u.Object) == 0 {
+				continue
+			}
+			if err := c.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("%s: creating %s %s: %w", f, u.GetKind(), u.GetName(), err)
+			}
+		}
+	}
+	if err := awaitOwnershipPolicy(ctx, c, cfg); err != nil {
+		return err
+	}
+	return awaitRowCreatedBy(ctx, c)
+}
+
+// awaitRowCreatedBy waits until a server-side dry-run create of a LeaderboardRow comes
+// back with its forged creator replaced by the row created-by policy.
+func awaitRowCreatedBy(ctx context.Context, c client.Client) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		row := &hubv1alpha1.LeaderboardRow{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "admission-probe",
+				Annotations: map[string]string{hubv1alpha1.AnnotationCreatedBy: "forged"}},
+			Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "admission-probe"},
+		}
+		err := c.Create(ctx, row, client.DryRunAll)
+		if err == nil && row.Annotations[hubv1alpha1.AnnotationCreatedBy] != "forged" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the row created-by policy was not applied within 30 s (last answer: %v)", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// probeUser is the user awaitOwnershipPolicy acts as: allowed by RBAC to create
+// HostedSecrets, so that only the admission policy can refuse it.
+const probeUser = "podium:admission-probe"
+
+// awaitOwnershipPolicy waits until a server-side dry-run create of a HostedSecret
+// naming another owner is refused by the ownership policy.
+func awaitOwnershipPolicy(ctx context.Context, c client.Client, cfg *rest.Config) error {
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "podium-admission-probe"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{hubv1alpha1.GroupVersion.Group}, Resources: []string{"hostedsecrets"}, Verbs: []string{"create"}}},
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "podium-admission-probe"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: probeUser}},
+	}
+	for _, o := range []client.Object{role, binding} {
+		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	defer func() {
+		_ = c.Delete(context.Background(), binding)
+		_ = c.Delete(context.Background(), role)
+	}()
+
+	probeCfg := rest.CopyConfig(cfg)
+	probeCfg.Impersonate = rest.ImpersonationConfig{UserName: probeUser}
+	probe, err := client.New(probeCfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	hs := &hubv1alpha1.HostedSecret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "admission-probe"},
+		Spec: hubv1alpha1.HostedSecretSpec{
+			Scope: hubv1alpha1.ScopeUser, Owner: "someone-else", EnvVar: "PROBE",
+			SecretRef: hubv1alpha1.SecretValueRef{Name: "admission-probe"},
+		},
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := probe.Create(ctx, hs.DeepCopy(), client.DryRunAll)
+		var status apierrors.APIStatus
+		if apierrors.IsForbidden(err) && errors.As(err, &status) && strings.Contains(status.Status().Message, "spec.owner") {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the HostedSecret ownership policy was not enforced within 30 s (last answer: %v)", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
