@@ -54,9 +54,14 @@ var _ = Describe("HostedSecret health as GitOps tools compute it (kstatus)", fun
 		Expect(k8sClient.Create(ctx, declared(acme, "key-2", alice.User, "ANTHROPIC_API_KEY", "key-2"))).To(Succeed())
 		secretHealth(acme, "key-2", status.FailedStatus, hubv1alpha1.ReasonSlotOccupied)
 
-		By("a Secret that does not exist")
-		Expect(k8sClient.Create(ctx, declared(acme, "missing", alice.User, "MISSING_KEY", "nowhere"))).To(Succeed())
+		By("a Secret granted to it without the key")
+		Expect(k8sClient.Create(ctx, grantedSecret(acme, "keyless", "missing", map[string]string{"other": "x"}))).To(Succeed())
+		Expect(k8sClient.Create(ctx, declared(acme, "missing", alice.User, "MISSING_KEY", "keyless"))).To(Succeed())
 		secretHealth(acme, "missing", status.FailedStatus, hubv1alpha1.ReasonValueMissing)
+
+		By("a Secret that does not exist")
+		Expect(k8sClient.Create(ctx, declared(acme, "nowhere", alice.User, "NOWHERE_KEY", "nowhere"))).To(Succeed())
+		secretHealth(acme, "nowhere", status.FailedStatus, hubv1alpha1.ReasonSecretNotGranted)
 
 		By("a Secret that was not granted to it")
 		Expect(k8sClient.Create(ctx, grantedSecret(acme, "not-granted", "", map[string]string{"value": "sk-not-granted-0000"}))).To(Succeed())
