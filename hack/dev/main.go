@@ -43,6 +43,9 @@ func run() error {
 		return err
 	}
 	state := filepath.Join(root, ".podium-dev")
+	if dir := os.Getenv("PODIUM_DEV_DIR"); dir != "" {
+		state = dir // the tests run their own
+	}
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
 		return errors.New("KUBEBUILDER_ASSETS is not set; run `make dev`")
