@@ -24,8 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/index"
 )
 
