@@ -83,7 +83,8 @@ image: ## Assemble the OCI image without Docker: dist/image and dist/podium-imag
 	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags "-s -w -X podium.dev/podium/internal/cli.Version=$(VERSION)" -o dist/bin/podium ./cmd/podium
 	$(GO) -C hack/image run . --operator ../../dist/bin/podium-operator --cli ../../dist/bin/podium \
 	  --out ../../dist/image --archive ../../dist/podium-image.oci.tar --ref $(IMG) --version $(VERSION) \
-	  --revision "$$(git rev-parse HEAD 2>/dev/null || true)"
+	  --revision "$$(git rev-parse HEAD 2>/dev/null || true)" \
+	  --created "$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}"
 
 .PHONY: docker-build
 docker-build: ## Build the container image with the Dockerfile (needs a Docker engine; `make image` does not).
