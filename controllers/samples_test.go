@@ -85,10 +85,20 @@ var _ = Describe("The samples in config/samples", func() {
 		for _, line := range again {
 			Expect(line).To(HaveSuffix(" unchanged"))
 		}
-		diff := exec.Command(kubectl, "--kubeconfig", kubeconfig, "diff", "-k", samples)
-		diffOut, err := diff.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), "kubectl diff exits 1 on a difference:\n%s", diffOut)
-		Expect(string(diffOut)).To(BeEmpty())
+		noDiff := func(args ...string) {
+			GinkgoHelper()
+			diff := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig, "diff", "-k", samples}, args...)...)
+			out, err := diff.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "kubectl diff exits 1 on a difference:\n%s", out)
+			Expect(string(out)).To(BeEmpty())
+		}
+		noDiff()
+
+		By("taking the samples over with server-side apply as a GitOps tool does: no conflict with the controllers, no diff after")
+		for _, line := range strings.Split(strings.TrimSpace(run("apply", "--server-side", "--field-manager=argocd-controller", "-k", samples)), "\n") {
+			Expect(line).To(HaveSuffix(" serverside-applied"))
+		}
+		noDiff("--server-side", "--field-manager=argocd-controller")
 
 		By("explaining every field")
 		Expect(run("explain", "leaderboard.spec.rankBy.nulls")).To(ContainSubstring("places rows without a value first or last"))
