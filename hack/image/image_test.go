@@ -79,7 +79,9 @@ func TestImageRunsTheOperator(t *testing.T) {
 		Config    descriptor   `json:"config"`
 		Layers    []descriptor `json:"layers"`
 	}
-	json.Unmarshal(blob(t, out, index.Manifests[0]), &manifest) //nolint:errcheck // checked by the fields below
+	if err := json.Unmarshal(blob(t, out, index.Manifests[0]), &manifest); err != nil {
+		t.Fatal(err)
+	}
 	if manifest.MediaType != "application/vnd.oci.image.manifest.v1+json" || manifest.Config.MediaType != "application/vnd.oci.image.config.v1+json" {
 		t.Errorf("media types: manifest %q, config %q", manifest.MediaType, manifest.Config.MediaType)
 	}
