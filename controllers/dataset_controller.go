@@ -8,12 +8,11 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/health"
 )
 
 // DatasetReconciler reports a Dataset's package slug and newest version.
@@ -37,13 +36,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		want.LatestVersionID = v.ID
 	}
 	want.ObservedGeneration = ds.Generation
-	meta.SetStatusCondition(&want.Conditions, metav1.Condition{
-		Type:               hubv1alpha1.ConditionReady,
-		Status:             metav1.ConditionTrue,
-		Reason:             hubv1alpha1.ReasonReady,
-		Message:            "dataset observed",
-		ObservedGeneration: ds.Generation,
-	})
+	health.Set(&want.Conditions, ds.Generation, health.Healthy, hubv1alpha1.ReasonReady, "dataset observed")
 	if equality.Semantic.DeepEqual(*want, ds.Status) {
 		return ctrl.Result{}, nil
 	}

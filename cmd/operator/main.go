@@ -21,7 +21,9 @@ import (
 
 func main() {
 	var o operator.Options
-	flag.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8082", "Address of the metrics endpoint; \"0\" disables it.")
+	flag.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", "Address of the metrics endpoint; \"0\" disables it.")
+	flag.BoolVar(&o.MetricsSecure, "metrics-secure", true, "Serve the metrics over HTTPS to callers authenticated and authorized (get /metrics) by the apiserver; false serves plain HTTP to anyone.")
+	flag.StringVar(&o.MetricsCertDir, "metrics-cert-dir", "", "Directory with tls.crt and tls.key for the metrics endpoint; empty makes a self-signed certificate.")
 	flag.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "Address of the manager's health probes.")
 	flag.BoolVar(&o.LeaderElection, "leader-elect", false, "Elect one replica to run the controllers; the HTTP API runs on every replica.")
 	flag.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election lease (in cluster: the operator's own).")

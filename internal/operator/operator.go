@@ -4,6 +4,7 @@ package operator
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -34,6 +36,13 @@ import (
 type Options struct {
 	// MetricsAddr serves Prometheus metrics ("0" disables).
 	MetricsAddr string
+	// MetricsSecure serves the metrics over HTTPS, to callers whose bearer token
+	// authenticates (TokenReview) and who may `get` the non-resource URL /metrics
+	// (SubjectAccessReview; config/rbac/metrics_reader_role.yaml grants it).
+	MetricsSecure bool
+	// MetricsCertDir holds tls.crt and tls.key for the metrics endpoint (cert-manager's
+	// Secret, mounted); empty means a self-signed certificate made at start.
+	MetricsCertDir string
 	// ProbeAddr serves the manager's /healthz and /readyz.
 	ProbeAddr string
 	// LeaderElection makes one replica run the controllers; the HTTP server runs on all.
@@ -67,7 +76,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	runs := labels.NewSelector().Add(*runRequirement)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.Scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
+		Metrics:                 metricsOptions(o),
 		HealthProbeBindAddress:  o.ProbeAddr,
 		LeaderElection:          o.LeaderElection,
 		LeaderElectionID:        "podium-operator.hub.podium.dev",
@@ -96,6 +105,23 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// metricsOptions serves the metrics as the kubebuilder v4 scaffold does: over TLS (HTTP/1.1
+// only, as HTTP/2's rapid-reset and stream-cancellation attacks advise) with
+// controller-runtime's authentication and authorization filter when MetricsSecure is set.
+func metricsOptions(o Options) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.MetricsAddr}
+	if !o.MetricsSecure {
+		return m
+	}
+	m.SecureServing = true
+	m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	m.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
+	if o.MetricsCertDir != "" {
+		m.CertDir, m.CertName, m.KeyName = o.MetricsCertDir, "tls.crt", "tls.key"
+	}
+	return m
 }
 
 // components are what the capabilities share inside one operator process.
