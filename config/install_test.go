@@ -191,21 +191,33 @@ func TestOverlays(t *testing.T) {
 	}
 	cm := build("certmanager")
 	got := kinds(cm)
-	if !slices.Contains(got["Certificate"], "podium-metrics") || !slices.Contains(got["Issuer"], "podium-selfsigned") {
-		t.Errorf("config/certmanager has no metrics Certificate and Issuer: %v", keys(got))
+	for _, cert := range []string{"podium-metrics", "podium-webhook"} {
+		if !slices.Contains(got["Certificate"], cert) || !slices.Contains(got["Issuer"], "podium-selfsigned") {
+			t.Errorf("config/certmanager has no Certificate %s and Issuer: %v", cert, keys(got))
+		}
 	}
 	for _, o := range cm {
-		if o.GetKind() != "Deployment" {
-			continue
-		}
-		c, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
-		args, _, _ := unstructured.NestedStringSlice(c[0].(map[string]any), "args")
-		if !slices.Contains(args, "--metrics-cert-dir=/etc/podium/metrics-cert") {
-			t.Errorf("the Deployment of config/certmanager does not use the certificate: %v", args)
-		}
-		vols, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "volumes")
-		if len(vols) != 1 || vols[0].(map[string]any)["secret"].(map[string]any)["secretName"] != "podium-metrics-cert" {
-			t.Errorf("the Deployment of config/certmanager does not mount the certificate's Secret: %v", vols)
+		switch o.GetKind() {
+		case "Deployment":
+			c, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+			args, _, _ := unstructured.NestedStringSlice(c[0].(map[string]any), "args")
+			for _, want := range []string{"--metrics-cert-dir=/etc/podium/metrics-cert", "--webhook-cert-dir=/var/run/podium/webhook-certs"} {
+				if !slices.Contains(args, want) {
+					t.Errorf("the Deployment of config/certmanager does not use its certificate (%s): %v", want, args)
+				}
+			}
+			vols, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "volumes")
+			var secrets []string
+			for _, v := range vols {
+				secrets = append(secrets, v.(map[string]any)["secret"].(map[string]any)["secretName"].(string))
+			}
+			if !slices.Equal(secrets, []string{"podium-webhook-tls", "podium-metrics-cert"}) {
+				t.Errorf("the Deployment of config/certmanager does not mount the certificates' Secrets: %v", vols)
+			}
+		case "MutatingWebhookConfiguration":
+			if o.GetAnnotations()["cert-manager.io/inject-ca-from"] != "podium-system/podium-webhook" {
+				t.Errorf("cert-manager does not inject the webhook's CA: %v", o.GetAnnotations())
+			}
 		}
 	}
 	if got := kinds(build("prometheus")); !slices.Contains(got["ServiceMonitor"], "podium-operator") || !slices.Contains(got["Deployment"], "podium-operator") {
