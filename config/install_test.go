@@ -125,6 +125,7 @@ func TestInstallerAppliesToARealAPIServer(t *testing.T) {
 		"ClusterRoleBinding":       {"podium-operator", "podium-operator-auth-delegator"},
 		"Deployment":               {"podium-operator"},
 		"Service":                  {"podium", "podium-metrics"},
+		"PodDisruptionBudget":      {"podium-operator"},
 	} {
 		for _, name := range want {
 			if !slices.Contains(got[kind], name) {
