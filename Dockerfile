@@ -15,5 +15,5 @@ FROM gcr.io/distroless/static:nonroot
 COPY --from=build /out/podium-operator /podium-operator
 COPY --from=build /out/podium /podium
 USER 65532:65532
-EXPOSE 8080 8081 8082
+EXPOSE 8080 8081 8443
 ENTRYPOINT ["/podium-operator"]

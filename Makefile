@@ -9,6 +9,7 @@ GO            ?= go
 CONTROLLER_GEN = $(GO) tool controller-gen
 ASSETS         = $(shell bash hack/controlplane.sh)
 IMG           ?= podium:dev
+VERSION       ?= dev
 GOTEST_FLAGS  ?=
 # Every Go file of the tree, tracked or not (bin/ and .podium-dev/ hold no sources of ours).
 GO_FILES       = $(shell find . \( -path ./bin -o -path ./.podium-dev -o -path ./.git \) -prune -o -name '*.go' -print)
@@ -40,8 +41,9 @@ fmt: ## Run gofmt on every Go file, committed or not.
 	gofmt -l -w $(GO_FILES)
 
 .PHONY: vet
-vet: ## Run go vet.
+vet: ## Run go vet (also on hack/image, a module of its own).
 	$(GO) vet ./...
+	$(GO) -C hack/image vet ./...
 
 .PHONY: fmt-check
 fmt-check: ## Fail when a Go file, committed or not, is not gofmt-clean.
@@ -61,6 +63,7 @@ controlplane: ## Build (or reuse) kube-apiserver, etcd and kubectl into bin/k8s/
 .PHONY: test
 test: manifests generate fmt-check vet controlplane build ## Run every test, with -race, against the real control plane.
 	KUBEBUILDER_ASSETS="$(ASSETS)" PODIUM_BIN="$(CURDIR)/bin" $(GO) test -race ./... -count=1 $(GOTEST_FLAGS)
+	$(GO) -C hack/image test -race ./... -count=1 $(GOTEST_FLAGS)
 
 .PHONY: bench
 bench: controlplane build ## Print benchmark figures (see docs/performance.md).
@@ -82,8 +85,21 @@ build: ## Build podium-operator, podium and the dev runner into bin/.
 	$(GO) build -o bin/podium ./cmd/podium
 	$(GO) build -o bin/podium-dev ./hack/dev
 
+.PHONY: build-installer
+build-installer: manifests controlplane ## Write dist/install.yaml, the one file that installs a release (image $(IMG)).
+	@bash hack/build-installer.sh "$(ASSETS)/kubectl" "$(IMG)" dist/install.yaml
+
+.PHONY: image
+image: ## Assemble the OCI image without Docker: dist/image and dist/podium-image.oci.tar.
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags "-s -w" -o dist/bin/podium-operator ./cmd/operator
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags "-s -w -X podium.dev/podium/internal/cli.Version=$(VERSION)" -o dist/bin/podium ./cmd/podium
+	$(GO) -C hack/image run . --operator ../../dist/bin/podium-operator --cli ../../dist/bin/podium \
+	  --out ../../dist/image --archive ../../dist/podium-image.oci.tar --ref $(IMG) --version $(VERSION) \
+	  --revision "$$(git rev-parse HEAD 2>/dev/null || true)" \
+	  --created "$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}"
+
 .PHONY: docker-build
-docker-build: ## Build the container image (needs a Docker engine).
+docker-build: ## Build the container image with the Dockerfile (needs a Docker engine; `make image` does not).
 	docker build -t $(IMG) .
 
 ##@ Deployment

@@ -9,13 +9,12 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/dsversion"
+	"podium.dev/podium/internal/health"
 )
 
 // DatasetReconciler reports a Dataset's package slug and newest version.
@@ -39,7 +38,8 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		want.LatestVersionID = v.ID
 	}
 	want.ObservedGeneration = ds.Generation
-	meta.SetStatusCondition(&want.Conditions, datasetReady(ds))
+	verdict, reason, message := datasetReady(ds)
+	health.Set(&want.Conditions, ds.Generation, verdict, reason, message)
 	if equality.Semantic.DeepEqual(*want, ds.Status) {
 		return ctrl.Result{}, nil
 	}
@@ -52,14 +52,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 // ids, repeated ids, repeated tags and the tag "latest"; what it cannot see is two ids
 // that differ only in letter case, which boards and the preflight (matching ids without
 // regard to case) could not tell apart.
-func datasetReady(ds *hubv1alpha1.Dataset) metav1.Condition {
-	c := metav1.Condition{
-		Type:               hubv1alpha1.ConditionReady,
-		Status:             metav1.ConditionTrue,
-		Reason:             hubv1alpha1.ReasonDatasetReady,
-		Message:            fmt.Sprintf("%d versions, each named unambiguously", len(ds.Spec.Versions)),
-		ObservedGeneration: ds.Generation,
-	}
+func datasetReady(ds *hubv1alpha1.Dataset) (verdict health.Verdict, reason, message string) {
 	seen := map[string]string{}
 	var dups []string
 	for _, v := range ds.Spec.Versions {
@@ -71,10 +64,10 @@ func datasetReady(ds *hubv1alpha1.Dataset) metav1.Condition {
 		seen[k] = v.ID
 	}
 	if len(dups) > 0 {
-		c.Status, c.Reason = metav1.ConditionFalse, hubv1alpha1.ReasonDuplicateVersionID
-		c.Message = truncate("versions: ids differ only in letter case (ids are matched without regard to case): "+strings.Join(dups, ", "), 4096)
+		return health.Stalled, hubv1alpha1.ReasonDuplicateVersionID, truncate(
+			"versions: ids differ only in letter case (ids are matched without regard to case): "+strings.Join(dups, ", "), 4096)
 	}
-	return c
+	return health.Healthy, hubv1alpha1.ReasonDatasetReady, fmt.Sprintf("%d versions, each named unambiguously", len(ds.Spec.Versions))
 }
 
 // SetupWithManager registers the reconciler.

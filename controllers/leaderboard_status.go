@@ -8,13 +8,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/accessor"
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/dsversion"
+	"podium.dev/podium/internal/health"
 	"podium.dev/podium/internal/schema"
 )
 
@@ -85,21 +85,17 @@ func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts, now time.Time) hubv1
 		}
 	}
 
-	cond := metav1.Condition{
-		Type:               hubv1alpha1.ConditionReady,
-		Status:             metav1.ConditionTrue,
-		Reason:             hubv1alpha1.ReasonReady,
-		Message:            fmt.Sprintf("leaderboard is ready with %d dataset versions", len(st.DatasetVersionIDs)),
-		ObservedGeneration: lb.Generation,
-	}
+	verdict, reason := health.Healthy, hubv1alpha1.ReasonReady
+	message := fmt.Sprintf("leaderboard is ready with %d dataset versions", len(st.DatasetVersionIDs))
 	if len(problems) > 0 {
 		msgs := make([]string, len(problems))
 		for i, p := range problems {
 			msgs[i] = p.message
 		}
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, problems[0].reason, truncate(strings.Join(msgs, "; "), 4096)
+		verdict, reason = worstProblem(problems)
+		message = truncate(strings.Join(msgs, "; "), 4096)
 	}
-	meta.SetStatusCondition(&st.Conditions, cond)
+	health.Set(&st.Conditions, lb.Generation, verdict, reason, message)
 	return st
 }
 

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/health"
 	"podium.dev/podium/internal/schema"
 )
 
@@ -335,13 +336,13 @@ func TestDatasetReady(t *testing.T) {
 		version("aaaaaaaa-0000-4000-8000-000000000001", "1.0", 0),
 		version("bbbbbbbb-0000-4000-8000-000000000002", "2.0", 1),
 	}}}
-	if c := datasetReady(ds); c.Status != metav1.ConditionTrue || c.Reason != hubv1alpha1.ReasonReady {
-		t.Fatalf("distinct ids: %+v", c)
+	if v, reason, _ := datasetReady(ds); v != health.Healthy || reason != hubv1alpha1.ReasonReady {
+		t.Fatalf("distinct ids: %v %s", v, reason)
 	}
 	ds.Spec.Versions = append(ds.Spec.Versions, version("AAAAAAAA-0000-4000-8000-000000000001", "1.0-upper", 2))
-	c := datasetReady(ds)
-	if c.Status != metav1.ConditionFalse || c.Reason != hubv1alpha1.ReasonDuplicateVersionID ||
-		!strings.Contains(c.Message, `"aaaaaaaa-0000-4000-8000-000000000001" and "AAAAAAAA-0000-4000-8000-000000000001"`) {
-		t.Fatalf("ids differing in case: %+v", c)
+	v, reason, msg := datasetReady(ds)
+	if v != health.Stalled || reason != hubv1alpha1.ReasonDuplicateVersionID ||
+		!strings.Contains(msg, `"aaaaaaaa-0000-4000-8000-000000000001" and "AAAAAAAA-0000-4000-8000-000000000001"`) {
+		t.Fatalf("ids differing in case: %v %s %s", v, reason, msg)
 	}
 }

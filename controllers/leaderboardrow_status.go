@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/health"
 	"podium.dev/podium/internal/schema"
 )
 
@@ -55,6 +56,7 @@ func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now
 		cond.Message = "metadata and metrics match the leaderboard's schemas"
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
+	health.Set(&st.Conditions, row.Generation, verdictOf(cond.Reason), cond.Reason, cond.Message)
 	return st
 }
 

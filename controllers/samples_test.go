@@ -4,12 +4,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/testenv"
@@ -32,7 +34,8 @@ var _ = Describe("The samples in config/samples", func() {
 			return string(out)
 		}
 
-		run("apply", "-k", filepath.Join(testenv.RepoRoot(), "config", "samples"))
+		samples := filepath.Join(testenv.RepoRoot(), "config", "samples")
+		run("apply", "-k", samples)
 
 		public := &hubv1alpha1.Leaderboard{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "terminal-bench-main"}}
 		private := &hubv1alpha1.Leaderboard{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "terminal-bench-nightly"}}
@@ -73,8 +76,54 @@ var _ = Describe("The samples in config/samples", func() {
 		Expect(out).To(MatchRegexp(`(?m)^leaderboardrow.hub.podium.dev/main-broken-upload\s+terminal-bench-main\s+display\s+False`))
 		Expect(run("get", "podium", "-n", "demo")).To(ContainSubstring("dataset.hub.podium.dev/terminal-bench"))
 
+		By("listing the dataset by its short name")
+		Expect(run("get", "dset", "-n", "demo")).To(MatchRegexp(`(?m)^terminal-bench\s+demo/terminal-bench\s+True`))
+
+		By("applying the samples again, which changes nothing (a GitOps tool sees no drift)")
+		again := strings.Split(strings.TrimSpace(run("apply", "-k", samples)), "\n")
+		Expect(again).To(HaveLen(countObjects(samples)), "one line per object")
+		for _, line := range again {
+			Expect(line).To(HaveSuffix(" unchanged"))
+		}
+		noDiff := func(args ...string) {
+			GinkgoHelper()
+			diff := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig, "diff", "-k", samples}, args...)...)
+			out, err := diff.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "kubectl diff exits 1 on a difference:\n%s", out)
+			Expect(string(out)).To(BeEmpty())
+		}
+		noDiff()
+
+		By("taking the samples over with server-side apply as a GitOps tool does: no conflict with the controllers, no diff after")
+		for _, line := range strings.Split(strings.TrimSpace(run("apply", "--server-side", "--field-manager=argocd-controller", "-k", samples)), "\n") {
+			Expect(line).To(HaveSuffix(" serverside-applied"))
+		}
+		noDiff("--server-side", "--field-manager=argocd-controller")
+
 		By("explaining every field")
 		Expect(run("explain", "leaderboard.spec.rankBy.nulls")).To(ContainSubstring("places rows without a value first or last"))
 		Expect(run("explain", "lbrow.spec.visibility")).To(ContainSubstring("the row's status"))
 	})
 })
+
+// countObjects counts the objects of a kustomization (the documents of its resources).
+func countObjects(dir string) int {
+	GinkgoHelper()
+	k := struct {
+		Resources []string `json:"resources"`
+	}{}
+	b, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(yaml.Unmarshal(b, &k)).To(Succeed())
+	n := 0
+	for _, r := range k.Resources {
+		b, err := os.ReadFile(filepath.Join(dir, r))
+		Expect(err).NotTo(HaveOccurred())
+		for _, doc := range strings.Split("\n"+string(b), "\n---") {
+			if strings.Contains(doc, "\nkind:") {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -17,6 +17,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"podium.dev/podium/controllers"
+	"podium.dev/podium/internal/controllermanager"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/ranking"
@@ -34,6 +35,8 @@ var (
 	rankings *ranking.Registry
 	// managerDone closes when the manager has stopped.
 	managerDone chan struct{}
+	// kcm runs the garbage collector and the namespace controller, as in a real cluster.
+	kcm *controllermanager.Process
 )
 
 func TestControllers(t *testing.T) {
@@ -49,6 +52,8 @@ var _ = BeforeSuite(func() {
 	testEnv, cfg, err = testenv.Start()
 	Expect(err).NotTo(HaveOccurred())
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	kcm, err = testenv.StartControllerManager(ctx, testEnv, GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
 
 	// The machine is shared: allow the controllers time, never a fixed sleep.
@@ -70,6 +75,9 @@ var _ = AfterSuite(func() {
 	cancel()
 	if managerDone != nil {
 		<-managerDone
+	}
+	if kcm != nil {
+		kcm.Stop()
 	}
 	if testEnv != nil {
 		Expect(testEnv.Stop()).To(Succeed())

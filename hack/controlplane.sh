@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the pinned local control plane (kube-apiserver, etcd, kubectl) from Go modules
-# into bin/k8s/<version>/, only when missing. A copy is kept in the user cache directory,
-# keyed by version, so a fresh clone on the same machine reuses it instead of rebuilding.
-# Prints the directory holding the binaries (usable as KUBEBUILDER_ASSETS).
+# Builds the pinned local control plane (kube-apiserver, kube-controller-manager, etcd,
+# kubectl) from Go modules into bin/k8s/<version>/, only what is missing. A copy is kept in
+# the user cache directory, keyed by version, so a fresh clone on the same machine reuses
+# it instead of rebuilding; a binary added to the list later is built alone into the same
+# cache directory, next to the ones already there. Prints the directory holding the
+# binaries (usable as KUBEBUILDER_ASSETS).
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.36.3}"   # k8s.io/kubernetes; staging modules at v0.36.3
@@ -12,7 +14,7 @@ KEY="${K8S_VERSION}-etcd${ETCD_VERSION}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="$root/bin/k8s/$KEY"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/podium/k8s/$KEY"
-bins=(kube-apiserver etcd kubectl)
+bins=(kube-apiserver etcd kubectl kube-controller-manager)
 
 have_all() { local d=$1 b; for b in "${bins[@]}"; do [ -x "$d/$b" ] || return 1; done; }
 
@@ -22,13 +24,19 @@ mkdir -p "$(dirname "$cache")"
 exec 9>"$(dirname "$cache")/.build.lock"
 flock 9   # one build at a time per machine
 
-if ! have_all "$cache"; then
+# k8s builds what is missing of kube-apiserver, kubectl and kube-controller-manager, all
+# from k8s.io/kubernetes at one version, into the cache directory.
+k8s() {
+  local missing=() b
+  for b in kube-apiserver kubectl kube-controller-manager; do [ -x "$cache/$b" ] || missing+=("$b"); done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  local work minor staging kmod ver
   work="$(dirname "$cache")/build-$KEY"
-  rm -rf "$work" && mkdir -p "$work/apiserver" "$work/etcd" "$cache.tmp"
+  rm -rf "$work" && mkdir -p "$work/apiserver" "$cache"
   minor="${K8S_VERSION#*.}"; minor="${minor%%.*}"
   staging="0.${K8S_VERSION#*.}"
 
-  echo ">> building kube-apiserver and kubectl v$K8S_VERSION from Go modules (a cold build takes a while)" >&2
+  echo ">> building ${missing[*]} v$K8S_VERSION from Go modules (a cold build takes a while)" >&2
   kmod="$(cd "$work/apiserver" && go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
   {
     echo "module podium.dev/hack/apiserver"
@@ -42,13 +50,21 @@ if ! have_all "$cache"; then
   } > "$work/apiserver/go.mod"
   ver="-X k8s.io/component-base/version.gitVersion=v$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
   ver="$ver -X k8s.io/client-go/pkg/version.gitVersion=v$K8S_VERSION -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
-  (cd "$work/apiserver" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ver" \
-      -o "$cache.tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver \
-   && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ver" \
-      -o "$cache.tmp/kubectl" k8s.io/kubernetes/cmd/kubectl)
+  for b in "${missing[@]}"; do
+    (cd "$work/apiserver" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ver" \
+        -o "$cache/$b.tmp" "k8s.io/kubernetes/cmd/$b")
+    mv "$cache/$b.tmp" "$cache/$b"
+  done
+  rm -rf "$work"
+}
 
+etcd() {
+  [ -x "$cache/etcd" ] && return 0
+  local work
+  work="$(dirname "$cache")/build-$KEY-etcd"
+  rm -rf "$work" && mkdir -p "$work" "$cache"
   echo ">> building etcd v$ETCD_VERSION from Go modules" >&2
-  cat > "$work/etcd/main.go" <<'GO'
+  cat > "$work/main.go" <<'GO'
 package main
 
 import (
@@ -59,10 +75,15 @@ import (
 
 func main() { etcdmain.Main(os.Args) }
 GO
-  printf 'module podium.dev/hack/etcd\n\ngo 1.26.0\n\nrequire go.etcd.io/etcd/server/v3 v%s\n' "$ETCD_VERSION" > "$work/etcd/go.mod"
-  (cd "$work/etcd" && go mod tidy >&2 && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$cache.tmp/etcd" .)
+  printf 'module podium.dev/hack/etcd\n\ngo 1.26.0\n\nrequire go.etcd.io/etcd/server/v3 v%s\n' "$ETCD_VERSION" > "$work/go.mod"
+  (cd "$work" && go mod tidy >&2 && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$cache/etcd.tmp" .)
+  mv "$cache/etcd.tmp" "$cache/etcd"
+  rm -rf "$work"
+}
 
-  rm -rf "$cache" && mv "$cache.tmp" "$cache" && rm -rf "$work"
+if ! have_all "$cache"; then
+  k8s
+  etcd
 fi
 
 mkdir -p "$dest"

@@ -20,10 +20,18 @@ const (
 
 // Condition types shared by Podium's kinds.
 const (
-	// ConditionReady is True when a Dataset or Leaderboard is valid and usable.
+	// ConditionReady is True when an object is valid and usable: a Dataset, a Leaderboard,
+	// a LeaderboardRow that is Valid, an active HostedSecret.
 	ConditionReady = "Ready"
 	// ConditionValid is True when a LeaderboardRow's values match its board's schemas.
 	ConditionValid = "Valid"
+	// ConditionStalled is True, beside Ready=False, when an object cannot become ready
+	// without a change from its author (kstatus: Failed). Absent otherwise.
+	ConditionStalled = "Stalled"
+	// ConditionReconciling is True, beside Ready=False, while an object waits for
+	// something expected to happen, such as another object (kstatus: InProgress).
+	// Absent otherwise.
+	ConditionReconciling = "Reconciling"
 )
 
 // UUIDPattern matches a canonical lowercase or uppercase UUID.

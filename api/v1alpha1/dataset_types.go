@@ -20,9 +20,9 @@ type TaskEnvVar struct {
 	// +required
 	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]{0,127}$`
 	Name string `json:"name"`
-	// phase is when the task needs it: agent (default), verifier or environment.
+	// phase is when the task needs it: agent, verifier or environment; unset means
+	// agent.
 	// +optional
-	// +kubebuilder:default=agent
 	Phase TaskPhase `json:"phase,omitempty"`
 }
 
@@ -119,7 +119,7 @@ type DatasetStatus struct {
 // versions. Leaderboards rank results for a dataset.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=ds;pds,categories=podium
+// +kubebuilder:resource:shortName=dset;pds,categories=podium
 // +kubebuilder:printcolumn:name="Package",type=string,JSONPath=`.status.package`
 // +kubebuilder:printcolumn:name="Latest",type=string,JSONPath=`.status.latestVersionID`,priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

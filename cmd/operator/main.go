@@ -5,11 +5,13 @@ import (
 	"flag"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/zapr"
 	uberzap "go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"k8s.io/apimachinery/pkg/types"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -19,17 +21,39 @@ import (
 
 func main() {
 	var o operator.Options
-	flag.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8082", "Address of the metrics endpoint; \"0\" disables it.")
+	flag.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", "Address of the metrics endpoint; \"0\" disables it.")
+	flag.BoolVar(&o.MetricsSecure, "metrics-secure", true, "Serve the metrics over HTTPS to callers authenticated and authorized (get /metrics) by the apiserver; false serves plain HTTP to anyone.")
+	flag.StringVar(&o.MetricsCertDir, "metrics-cert-dir", "", "Directory with tls.crt and tls.key for the metrics endpoint; empty makes a self-signed certificate.")
 	flag.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "Address of the manager's health probes.")
 	flag.BoolVar(&o.LeaderElection, "leader-elect", false, "Elect one replica to run the controllers; the HTTP API runs on every replica.")
 	flag.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election lease (in cluster: the operator's own).")
 	flag.StringVar(&o.HTTPAddr, "http-addr", envOr("PODIUM_HTTP_ADDR", ":8080"), "Address of Podium's HTTP API (env PODIUM_HTTP_ADDR).")
 	flag.StringVar(&o.PreflightConfig, "preflight-config", "", "YAML file with the preflight provider table and reserved names (defaults built in).")
+	var certSecret, dnsNames string
+	ns := operatorNamespace()
+	flag.StringVar(&o.Delivery.WebhookAddr, "webhook-addr", "", "Address of the admission webhook that delivers hosted secrets to Jobs and Pods (HTTPS), e.g. :9443 (the Deployment's); \"\" (default) serves none.")
+	flag.StringVar(&o.Delivery.CertDir, "webhook-cert-dir", "", "Directory with tls.crt and tls.key of the webhook (cert-manager); unset, the operator issues and rotates its own.")
+	flag.StringVar(&certSecret, "webhook-cert-secret", ns+"/"+operator.DefaultCertSecretName, "namespace/name of the Secret holding the certificate the operator issues.")
+	flag.StringVar(&dnsNames, "webhook-dns-names", "podium-webhook."+ns+".svc", "Comma-separated DNS names of the issued webhook certificate.")
+	flag.StringVar(&o.Delivery.WebhookConfiguration, "webhook-configuration", operator.DefaultWebhookConfiguration, "MutatingWebhookConfiguration whose caBundle the operator keeps.")
+	flag.DurationVar(&o.Delivery.RunSecretMaxAge, "run-secret-max-age", operator.DefaultRunSecretMaxAge, "A run Secret is deleted at this age even if its Job or Pod has not finished.")
+	flag.DurationVar(&o.Delivery.RunSecretOrphanGrace, "run-secret-orphan-grace", operator.DefaultRunSecretOrphanGrace, "A run Secret no Job or Pod was created with is deleted after this long.")
 	zopts := zap.Options{}
 	zopts.BindFlags(flag.CommandLine)
 	flag.Parse() // --kubeconfig is registered by controller-runtime's config package
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
 	log := ctrl.Log.WithName("setup")
+	if sns, sname, ok := strings.Cut(certSecret, "/"); ok && sns != "" && sname != "" {
+		o.Delivery.CertSecret = types.NamespacedName{Namespace: sns, Name: sname}
+	} else {
+		log.Error(nil, "--webhook-cert-secret must be namespace/name", "value", certSecret)
+		os.Exit(2)
+	}
+	for _, n := range strings.Split(dnsNames, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			o.Delivery.DNSNames = append(o.Delivery.DNSNames, n)
+		}
+	}
 	reqLog := requestLogger(zopts, os.Stderr)
 	o.RequestLog = &reqLog
 
@@ -61,6 +85,18 @@ func requestLogger(zopts zap.Options, w io.Writer) logr.Logger {
 		encoder = zapcore.NewConsoleEncoder(uberzap.NewDevelopmentEncoderConfig())
 	}
 	return zapr.NewLogger(uberzap.New(zapcore.NewCore(encoder, zapcore.Lock(zapcore.AddSync(w)), level)))
+}
+
+// operatorNamespace is the namespace the operator runs in: POD_NAMESPACE (the Deployment
+// sets it), else its ServiceAccount's, else podium-system.
+func operatorNamespace() string {
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns
+	}
+	if b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil && len(b) > 0 {
+		return strings.TrimSpace(string(b))
+	}
+	return "podium-system"
 }
 
 func envOr(key, def string) string {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The public leaderboard read at 100,000 rows (issue 4): requests/s and p50/p99 latency
 # of page 1 and page 2,000 (page_size 50) over loopback with wrk at 32 connections
-# (better of two 8 s runs each); the
+# (better of two 8 s runs each), POST and GET; the
 # operator's memory per row; the same read done the naive way (list the rows from the
 # apiserver and sort them per request); and the ceiling, a trivial Go server answering
-# the same bytes from memory. Figures are written up in docs/performance.md.
+# the same bytes from memory with the same headers, and nginx serving them as a static
+# file (a second ceiling, for the GET read). Figures are written up in docs/performance.md.
 #
 # The rows are written straight into etcd (hack/loadgen/etcd.go says why); the
 # apiserver, its watch cache, the operator's informers, rank index and HTTP server are
@@ -105,12 +106,14 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = os.getenv("BODY")
 LUA
-# run_wrk NAME URL BODY: prints "rps p50_ms p99_ms" of the better of two runs: the
+: >"$work/get.lua"
+# run_wrk NAME URL BODY [GET]: prints "rps p50_ms p99_ms" of the better of two runs: the
 # machine is shared, and a run that overlaps someone else's burst says nothing of ours.
 run_wrk() {
-  BODY=$3 wrk -t2 -c$CONNS -d2s -s "$work/post.lua" "$2" >/dev/null 2>&1 || true # warm-up
+  local script="$work/post.lua"; [ "${4:-}" = GET ] && script="$work/get.lua"
+  BODY=$3 wrk -t2 -c$CONNS -d2s -s "$script" "$2" >/dev/null 2>&1 || true # warm-up
   for try in 1 2; do
-    BODY=$3 wrk -t2 -c$CONNS -d"${DURATION}s" --latency -s "$work/post.lua" "$2" >"$work/$1.$try.wrk" 2>&1
+    BODY=$3 wrk -t2 -c$CONNS -d"${DURATION}s" --latency -s "$script" "$2" >"$work/$1.$try.wrk" 2>&1
     if grep -q "Non-2xx" "$work/$1.$try.wrk"; then echo "wrk $1: non-2xx answers" >&2; cat "$work/$1.$try.wrk" >&2; return 1; fi
     awk '
       function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }
@@ -131,10 +134,50 @@ pids+=($!)
 wait_for "$work/ceiling.log" "serving on" 10
 read -r c_rps c_p50 c_p99 < <(run_wrk ceiling "http://127.0.0.1:$ceil_port/" "$page1")
 
-echo ">> operator: page 1 and page 2,000"
+echo ">> nginx: the same $bytes bytes as a static file (GET), a second ceiling"
+if ! command -v nginx >/dev/null; then
+  echo ">> installing nginx from Debian"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y nginx-light >/dev/null 2>&1 || apt-get install -y nginx >/dev/null; else sudo apt-get install -y nginx >/dev/null; fi
+fi
+ngx_port=$(port)
+mkdir -p "$work/nginx"
+# nginx's workers run as an unprivileged user: let them reach the page (and only it).
+chmod 711 "$work"; chmod 644 "$work/page1.json"
+cat >"$work/nginx/nginx.conf" <<NGX
+worker_processes 2;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
+  server {
+    listen 127.0.0.1:$ngx_port;
+    location = /page1 {
+      default_type application/json;
+      add_header Cache-Control "public, max-age=300, stale-while-revalidate=3600";
+      add_header Access-Control-Allow-Origin "*";
+      add_header Access-Control-Expose-Headers "ETag";
+      add_header Vary "Authorization";
+      alias $work/page1.json;
+    }
+  }
+}
+NGX
+nginx -c "$work/nginx/nginx.conf" -g 'daemon off;' 2>"$work/nginx/stderr" &
+pids+=($!)
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$ngx_port/page1" >/dev/null 2>&1 && break; sleep 0.1; done
+cmp -s "$work/page1.json" <(curl -sf "http://127.0.0.1:$ngx_port/page1") || { echo "nginx does not serve the page" >&2; exit 1; }
+read -r x_rps x_p50 x_p99 < <(run_wrk nginx "http://127.0.0.1:$ngx_port/page1" "" GET)
+
+echo ">> operator: page 1 and page 2,000 (POST), page 1 (GET)"
 cycles_before=$(gc_cycles "$work/op1.log")
 read -r p1_rps p1_p50 p1_p99 < <(run_wrk page1 "$read_url" "$page1")
 read -r pn_rps pn_p50 pn_p99 < <(run_wrk page2000 "$read_url" "$pageN")
+get_url="http://127.0.0.1:$http_port/v1/leaderboards/bench/ds/main?page=1&page_size=50"
+cmp -s "$work/page1.json" <(curl -sf "$get_url") || { echo "GET and POST answer different bytes" >&2; exit 1; }
+read -r g_rps g_p50 g_p99 < <(run_wrk get1 "$get_url" "" GET)
 # Measured over the load runs: their garbage makes the GC run often, with every row
 # loaded and the controllers' start-up pass done.
 heap=$(live_heap "$work/op1.log" "$cycles_before"); rss=$(rss_kb "$op_pid")
@@ -150,9 +193,11 @@ n_p50=$(python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))
 same=no; cmp -s "$work/page1.json" "$work/naive-page1.json" && same=yes
 
 python3 - "$ROWS" "$bytes" "$base_heap" "$heap" "$base_rss" "$rss" "$t0" "$t1" "$t2" \
-  "$c_rps" "$c_p50" "$c_p99" "$p1_rps" "$p1_p50" "$p1_p99" "$pn_rps" "$pn_p50" "$pn_p99" "$n_rps" "$n_p50" "$same" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
+  "$c_rps" "$c_p50" "$c_p99" "$p1_rps" "$p1_p50" "$p1_p99" "$pn_rps" "$pn_p50" "$pn_p99" "$n_rps" "$n_p50" "$same" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)" \
+  "$x_rps" "$x_p50" "$x_p99" "$g_rps" "$g_p50" "$g_p99" <<'PY'
 import sys
 a = sys.argv[1:]
+x_rps, x50, x99, g_rps, g50, g99 = map(float, a[23:29])
 rows, size = int(a[0]), int(a[1])
 bh, h, brss, rss = float(a[2]), float(a[3]), float(a[4]), float(a[5])
 t0, t1 = float(a[6]), float(a[7])
@@ -161,8 +206,10 @@ c_rps, c50, c99, p1, p150, p199, pn, pn50, pn99, n_rps, n50 = map(float, a[9:20]
 same, cpus, load = a[20], a[21], a[22]
 print()
 print(f"read bench: {rows} rows, page_size 50 ({size} bytes a page), wrk 32 connections, {cpus} CPUs, load average {load}")
-print(f"  ceiling (same bytes from memory)  {c_rps:9.0f} req/s  p50 {c50:6.2f} ms  p99 {c99:7.2f} ms")
+print(f"  ceiling (same bytes from memory)  {c_rps:9.0f} req/s  p50 {c50:6.2f} ms  p99 {c99:7.2f} ms  (Go, POST, body read, Content-Length, the read's headers)")
+print(f"  nginx (same bytes, static file)   {x_rps:9.0f} req/s  p50 {x50:6.2f} ms  p99 {x99:7.2f} ms  (GET)")
 print(f"  operator page 1                   {p1:9.0f} req/s  p50 {p150:6.2f} ms  p99 {p199:7.2f} ms  = {100*p1/c_rps:.0f}% of the ceiling (target >= 60%)")
+print(f"  operator page 1, GET              {g_rps:9.0f} req/s  p50 {g50:6.2f} ms  p99 {g99:7.2f} ms  = {100*g_rps/p1:.0f}% of the POST read, {100*g_rps/x_rps:.0f}% of nginx")
 print(f"  operator page 2,000               {pn:9.0f} req/s  p50 {pn50:6.2f} ms  p99 {pn99:7.2f} ms  = {100*pn/p1:.0f}% of page 1")
 print(f"  naive (list + sort per request)   {n_rps:9.4f} req/s  p50 {n50:6.0f} ms  -> operator page 1 is {p1/n_rps:,.0f}x the naive read (target >= 50x); same bytes: {same}")
 print(f"  p99 target < 10 ms: page 1 {'met' if p199 < 10 else 'NOT met'}, page 2,000 {'met' if pn99 < 10 else 'NOT met'}")

@@ -1,7 +1,9 @@
 // Command podium-dev runs the whole of Podium locally, which is what `make dev` starts:
-// kube-apiserver and etcd on 127.0.0.1 (data under .podium-dev/, kept across runs), the
-// CRDs, the podium-operator binary with its HTTP API, and the samples. SIGINT or SIGTERM
-// stops every process it started.
+// kube-apiserver and etcd on 127.0.0.1 (data and the ServiceAccount signing key under
+// .podium-dev/, kept across runs), kube-controller-manager (garbage collector, namespace
+// and ServiceAccount controllers), the CRDs, the podium-operator binary with its HTTP API
+// (restarted with a backoff when it dies), and the samples. SIGINT or SIGTERM stops every
+// process it started. A second podium-dev on the same data directory refuses to start.
 package main
 
 import (
@@ -18,7 +20,17 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"podium.dev/podium/internal/controllermanager"
+	"podium.dev/podium/internal/delivery"
+	"podium.dev/podium/internal/operator"
+	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/testenv"
 )
 
 func main() {
@@ -39,10 +51,21 @@ func run() error {
 		return err
 	}
 	state := filepath.Join(root, ".podium-dev")
+	if dir := os.Getenv("PODIUM_DEV_DIR"); dir != "" {
+		state = dir // the tests run their own
+	}
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
 		return errors.New("KUBEBUILDER_ASSETS is not set; run `make dev`")
 	}
+	if err := os.MkdirAll(filepath.Join(state, "etcd"), 0o700); err != nil {
+		return err
+	}
+	lock, err := lockState(state)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
 	httpAddr := os.Getenv("PODIUM_HTTP_ADDR")
 	if httpAddr == "" {
 		httpAddr = "127.0.0.1:8080"
@@ -50,16 +73,24 @@ func run() error {
 	if err := portFree(httpAddr); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(state, "etcd"), 0o700); err != nil {
-		return err
+	saKey, saPub, err := serviceAccountKey(state)
+	if err != nil {
+		return fmt.Errorf("the ServiceAccount signing key: %w", err)
 	}
+	apiServer := &envtest.APIServer{}
+	// A stable issuer and key: tokens minted before a restart keep working after it.
+	apiServer.Configure().
+		Set("service-account-issuer", "https://kubernetes.default.svc.cluster.local").
+		Set("service-account-key-file", saPub).
+		Set("service-account-signing-key-file", saKey)
 
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
 		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 		ControlPlane: envtest.ControlPlane{
-			Etcd: &envtest.Etcd{DataDir: filepath.Join(state, "etcd")},
+			Etcd:      &envtest.Etcd{DataDir: filepath.Join(state, "etcd")},
+			APIServer: apiServer,
 		},
 	}
 	fmt.Println(">> starting kube-apiserver and etcd on 127.0.0.1 (data in .podium-dev/etcd)")
@@ -87,34 +118,56 @@ func run() error {
 	}
 	kubectl := filepath.Join(assets, "kubectl")
 
-	fmt.Println(">> starting podium-operator, HTTP API on", httpAddr)
-	op := exec.Command(filepath.Join(root, "bin", "podium-operator"),
+	fmt.Println(">> starting kube-controller-manager (log in .podium-dev/kube-controller-manager.log)")
+	kcmLog, err := os.OpenFile(filepath.Join(state, "kube-controller-manager.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer kcmLog.Close()
+	kcm, err := controllermanager.Start(ctx, controllermanager.Options{
+		Binary:      controllermanager.BinaryIn(assets),
+		Kubeconfig:  kubeconfig,
+		Controllers: []string{"garbage-collector-controller", "namespace-controller", "serviceaccount-controller"},
+		Output:      kcmLog,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Println(">> stopping kube-controller-manager")
+		kcm.Stop()
+	}()
+
+	// The delivery webhook runs for real: the shipped configuration, pointing at the
+	// operator on localhost, whose caBundle the operator writes.
+	webhookAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return err
+	}
+	if err := installWebhook(ctx, env, webhookAddr); err != nil {
+		return err
+	}
+
+	fmt.Println(">> starting podium-operator, HTTP API on", httpAddr, "and the delivery webhook on", webhookAddr)
+	sup := newSupervisor(filepath.Join(root, "bin", "podium-operator"),
 		"--kubeconfig", kubeconfig,
 		"--http-addr", httpAddr,
 		"--metrics-bind-address", "127.0.0.1:0",
 		"--health-probe-bind-address", "127.0.0.1:0",
+		"--webhook-addr", webhookAddr,
+		"--webhook-dns-names", "localhost",
+		"--webhook-cert-secret", testenv.DeliveryNamespace+"/"+operator.DefaultCertSecretName,
 	)
-	op.Stdout, op.Stderr = os.Stdout, os.Stderr
-	op.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	if err := op.Start(); err != nil {
-		return fmt.Errorf("starting podium-operator: %w", err)
-	}
-	opDone := make(chan error, 1)
-	go func() { opDone <- op.Wait() }()
+	supCtx, stopSup := context.WithCancel(context.Background())
+	supDone := make(chan error, 1)
+	go func() { supDone <- sup.run(supCtx) }()
 	defer func() {
-		fmt.Println(">> stopping podium-operator")
-		_ = op.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-opDone:
-			stopped(err)
-		case <-time.After(15 * time.Second):
-			_ = op.Process.Kill()
-			stopped(<-opDone)
-		}
+		stopSup()
+		exited(<-supDone)
 	}()
 
 	base := "http://" + httpAddr
-	if err := waitReady(ctx, base+"/readyz", opDone); err != nil {
+	if err := waitReady(ctx, base+"/readyz", supDone); err != nil {
 		return err
 	}
 	fmt.Println(">> applying the admission policies (config/admission), the org roles (config/rbac/org_roles.yaml) and config/samples")
@@ -160,10 +213,40 @@ Podium is running. Press Ctrl-C to stop everything.
 	select {
 	case <-ctx.Done():
 		return nil
-	case err := <-opDone:
-		opDone <- err // let the deferred stop see it
-		return fmt.Errorf("podium-operator exited: %w", err)
+	case err := <-supDone:
+		supDone <- err // let the deferred stop see it
+		return err
+	case <-kcm.Done():
+		return fmt.Errorf("kube-controller-manager exited (see .podium-dev/kube-controller-manager.log): %w", kcm.Err())
 	}
+}
+
+// freeLoopbackAddr returns a 127.0.0.1 address with a port free right now.
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// installWebhook installs config/webhook's configuration pointing at
+// https://localhost:<port> of addr, and the namespace of the webhook's certificate.
+func installWebhook(ctx context.Context, env *envtest.Environment, addr string) error {
+	c, err := client.New(env.Config, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testenv.DeliveryNamespace}}
+	if err := c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", ns.Name, err)
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	if err := testenv.InstallWebhook(ctx, c, "https://localhost:"+port+delivery.WebhookPath); err != nil {
+		return fmt.Errorf("installing the delivery webhook configuration: %w", err)
+	}
+	return nil
 }
 
 func portFree(addr string) error {
@@ -174,7 +257,7 @@ func portFree(addr string) error {
 	return l.Close()
 }
 
-func waitReady(ctx context.Context, url string, opDone chan error) error {
+func waitReady(ctx context.Context, url string, supDone chan error) error {
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(url)
@@ -187,18 +270,11 @@ func waitReady(ctx context.Context, url string, opDone chan error) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case err := <-opDone:
-			opDone <- err
-			return fmt.Errorf("podium-operator exited before it was ready: %w", err)
+		case err := <-supDone:
+			supDone <- err
+			return fmt.Errorf("podium-operator could not be started: %w", err)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
 	return fmt.Errorf("podium-operator was not ready at %s within 2 minutes", url)
-}
-
-// stopped reports how the operator ended when it did not end cleanly.
-func stopped(err error) {
-	if err != nil {
-		fmt.Println(">> podium-operator:", err)
-	}
 }

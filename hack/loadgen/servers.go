@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -40,8 +42,10 @@ func serve(ctx context.Context, addr string, h http.Handler) error {
 	return nil
 }
 
-// ceiling answers every request with the same bytes from memory: the most a Go HTTP
-// server can do on this machine for a response of that size.
+// ceiling answers every request with the same bytes from memory, after reading the
+// request's body, with the headers the operator's read sends (Content-Length, ETag,
+// Cache-Control, CORS): the most a Go HTTP server can do on this machine for the same
+// exchange. A ceiling without Content-Length answers chunked and is not the same work.
 func ceiling(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("ceiling", flag.ExitOnError)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
@@ -51,8 +55,17 @@ func ceiling(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	length := []string{strconv.Itoa(len(body))}
 	return serve(ctx, *addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.Copy(io.Discard, r.Body)
+		h := w.Header()
+		h["Content-Type"] = []string{"application/json"}
+		h["Content-Length"] = length
+		h["Etag"] = []string{`"ceiling.0.1.1.50"`}
+		h["Cache-Control"] = []string{"no-cache"}
+		h["Access-Control-Allow-Origin"] = []string{"*"}
+		h["Access-Control-Expose-Headers"] = []string{"ETag"}
+		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(body)
 	}))
 }
@@ -70,10 +83,10 @@ func naive(ctx context.Context, args []string) error {
 	}
 	return serve(ctx, *addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Page     int64 `json:"page"`
-			PageSize int64 `json:"page_size"`
-			Package  string
-			Name     string
+			Page     int64  `json:"page"`
+			PageSize int64  `json:"page_size"`
+			Package  string `json:"package"`
+			Name     string `json:"name"`
 		}
 		if err := apierr.DecodeJSON(r, &req); err != nil {
 			apierr.Write(w, err)

@@ -20,7 +20,7 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 	if o.RequestLog != nil {
 		log = o.RequestLog.WithName("http")
 	}
-	var ready []func() bool
+	ready := append([]func() bool(nil), c.Ready...)
 	var ranks httpapi.Ranks
 	if c.Ranking != nil {
 		ready = append(ready, c.Ranking.HasSynced)

@@ -4,32 +4,45 @@ package operator
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
 
 	"github.com/go-logr/logr"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/preflight"
 	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/secrets"
 )
 
 // Options configure the operator process.
 type Options struct {
 	// MetricsAddr serves Prometheus metrics ("0" disables).
 	MetricsAddr string
+	// MetricsSecure serves the metrics over HTTPS, to callers whose bearer token
+	// authenticates (TokenReview) and who may `get` the non-resource URL /metrics
+	// (SubjectAccessReview; config/rbac/metrics_reader_role.yaml grants it).
+	MetricsSecure bool
+	// MetricsCertDir holds tls.crt and tls.key for the metrics endpoint (cert-manager's
+	// Secret, mounted); empty means a self-signed certificate made at start.
+	MetricsCertDir string
 	// ProbeAddr serves the manager's /healthz and /readyz.
 	ProbeAddr string
 	// LeaderElection makes one replica run the controllers; the HTTP server runs on all.
@@ -43,6 +56,9 @@ type Options struct {
 	HTTPListener net.Listener
 	// PreflightConfig is an optional file with the provider table and reserved names.
 	PreflightConfig string
+	// Delivery configures the admission webhook that hands hosted secrets to Jobs and
+	// Pods, and the clean-up of their run Secrets (delivery.go).
+	Delivery DeliveryOptions
 	// RequestLog, when set, receives the HTTP server's one line per request and its own
 	// messages instead of the manager's logger (which may sample repeated messages).
 	RequestLog *logr.Logger
@@ -52,9 +68,15 @@ type Options struct {
 // read of one Secret must not start a cluster-wide watch of every Secret.
 func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	podiumSecrets := labels.SelectorFromSet(labels.Set{hubv1alpha1.LabelManagedBy: hubv1alpha1.ManagedByPodium})
+	// Jobs and Pods only when admission gave them a run Secret: never every Pod.
+	runRequirement, err := labels.NewRequirement(hubv1alpha1.LabelRunSecret, selection.Exists, nil)
+	if err != nil {
+		return nil, err
+	}
+	runs := labels.NewSelector().Add(*runRequirement)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.Scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
+		Metrics:                 metricsOptions(o),
 		HealthProbeBindAddress:  o.ProbeAddr,
 		LeaderElection:          o.LeaderElection,
 		LeaderElectionID:        "podium-operator.hub.podium.dev",
@@ -65,6 +87,8 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 			DefaultTransform: CacheTransform(),
 			ByObject: map[client.Object]cache.ByObject{
 				&corev1.Secret{}: {Label: podiumSecrets},
+				&batchv1.Job{}:   {Label: runs},
+				&corev1.Pod{}:    {Label: runs},
 			},
 		},
 	})
@@ -83,6 +107,23 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	return mgr, nil
 }
 
+// metricsOptions serves the metrics as the kubebuilder v4 scaffold does: over TLS (HTTP/1.1
+// only, as HTTP/2's rapid-reset and stream-cancellation attacks advise) with
+// controller-runtime's authentication and authorization filter when MetricsSecure is set.
+func metricsOptions(o Options) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.MetricsAddr}
+	if !o.MetricsSecure {
+		return m
+	}
+	m.SecureServing = true
+	m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	m.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
+	if o.MetricsCertDir != "" {
+		m.CertDir, m.CertName, m.KeyName = o.MetricsCertDir, "tls.crt", "tls.key"
+	}
+	return m
+}
+
 // components are what the capabilities share inside one operator process.
 type components struct {
 	// Ranking is the in-memory rank index of every leaderboard (leaderboards.go).
@@ -92,6 +133,12 @@ type components struct {
 	// Routes are the HTTP handlers by ServeMux pattern ("POST /v1/secrets"), mounted
 	// by the HTTP server (http.go).
 	Routes map[string]http.Handler
+	// Preflight is the provider table and the reserved names (secrets.go).
+	Preflight *preflight.Config
+	// Secrets moves hosted secrets between states (secrets.go).
+	Secrets *secrets.Lifecycle
+	// Ready are extra readiness checks of the HTTP server's /readyz.
+	Ready []func() bool
 }
 
 // Setup registers field indexes, controllers and the HTTP server with mgr, in this
@@ -108,6 +155,7 @@ func Setup(mgr manager.Manager, o Options) error {
 		{"authentication", setupAuthn},
 		{"leaderboards", setupLeaderboards},
 		{"hosted secrets", setupSecrets},
+		{"secret delivery", setupDelivery},
 		{"web pages", setupWeb},
 		{"HTTP server", setupHTTP},
 	}

@@ -44,6 +44,7 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 		Events: mgr.GetEventRecorder("podium-hostedsecret"),
 		Log:    mgr.GetLogger().WithName("secrets"),
 	}
+	c.Preflight, c.Secrets = pcfg, lc
 	r := &controllers.HostedSecretReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lifecycle: lc}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the HostedSecret controller: %w", err)

@@ -14,10 +14,15 @@ import (
 	"github.com/google/uuid"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -148,6 +153,27 @@ spec: {scope: user, owner: %[3]q, envVar: DECL_THREE, secretRef: {name: decl-wro
 			kubectl("describe", "hostedsecrets", "-n", leak.Name),
 		)
 
+		By("delivering it into a Job and a Pod, with warnings")
+		runs := deliverForLeakTest(leak, owner, jobA)
+		outputs = append(outputs, runs.warnings...)
+		outputs = append(outputs, kubectl("apply", "-f", writeManifest(fmt.Sprintf(`apiVersion: batch/v1
+kind: Job
+metadata:
+  name: leak-job
+  namespace: %s
+  annotations: {hub.podium.dev/secrets: "LEAK_KEY,DECL_KEY,PATH", hub.podium.dev/job-id: %q, hub.podium.dev/models: "a=anthropic/x"}
+spec:
+  managedBy: test.podium.dev/none
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+`, leak.Name, jobA))))
+		outputs = append(outputs,
+			kubectl("get", "jobs,pods", "-n", leak.Name, "-o", "yaml"),
+			kubectl("describe", "jobs,pods", "-n", leak.Name),
+		)
+
 		By("listing, checking, revoking and purging")
 		Expect(list(owner, "?status=all")).NotTo(BeEmpty())
 		Expect(list(member, "?scope=job&job_id="+jobA)).To(HaveLen(1))
@@ -184,6 +210,13 @@ spec: {scope: user, owner: %[3]q, envVar: DECL_THREE, secretRef: {name: decl-wro
 		var leases coordinationv1.LeaseList
 		Expect(k8sClient.List(ctx, &leases)).To(Succeed())
 		haystacks["slot pointers"] = mustJSON(leases)
+		var jobs batchv1.JobList
+		Expect(k8sClient.List(ctx, &jobs, client.InNamespace(leak.Name))).To(Succeed())
+		var pods corev1.PodList
+		Expect(k8sClient.List(ctx, &pods, client.InNamespace(leak.Name))).To(Succeed())
+		Expect(jobs.Items).NotTo(BeEmpty())
+		Expect(pods.Items).NotTo(BeEmpty())
+		haystacks["Jobs and Pods"] = mustJSON(jobs) + mustJSON(pods)
 		for name, hay := range haystacks {
 			for _, n := range needles {
 				Expect(strings.Contains(hay, n)).To(BeFalse(), "the value leaked into %s", name)
@@ -194,11 +227,69 @@ spec: {scope: user, owner: %[3]q, envVar: DECL_THREE, secretRef: {name: decl-wro
 		var secrets corev1.SecretList
 		Expect(k8sClient.List(ctx, &secrets, client.InNamespace(leak.Name))).To(Succeed())
 		Expect(mustJSON(secrets)).To(ContainSubstring(needles[1]))
+		// ... and in the run Secret of the Pod, which held it by design until the secrets
+		// it holds were revoked (the Pod never started, so their values were removed).
+		Expect(runs.podRunSecretJSON).To(ContainSubstring(needles[1]))
+		Eventually(func(g Gomega) string {
+			runSecret := &corev1.Secret{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: leak.Name, Name: runs.podRunSecret}, runSecret)).To(Succeed())
+			return mustJSON(runSecret)
+		}).ShouldNot(ContainSubstring(needles[1]))
 		hs := &hubv1alpha1.HostedSecret{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: leak.Name, Name: "decl-same-slot"}, hs)).To(Succeed())
 		Expect(meta.IsStatusConditionTrue(hs.Status.Conditions, hubv1alpha1.ConditionReady)).To(BeTrue())
 	})
 })
+
+// leakRuns is what deliverForLeakTest made.
+type leakRuns struct {
+	warnings         []string
+	podRunSecret     string
+	podRunSecretJSON string
+}
+
+// deliverForLeakTest has p create a Pod asking for its secrets (LEAK_KEY, DECL_KEY), a
+// reserved name and a missing one, and returns the warnings it was sent.
+func deliverForLeakTest(o org, p person, jobID string) leakRuns {
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: "leak-runs"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create"}}},
+	}
+	Expect(k8sClient.Create(ctx, role)).To(Succeed())
+	user := strings.Split(p.User, ":")
+	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: "leak-runs"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "leak-runs"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: user[2], Name: user[3]}},
+	})).To(Succeed())
+	w := &warningRecorder{}
+	pc := rest.AnonymousClientConfig(cfg)
+	pc.BearerToken = p.Token
+	pc.WarningHandler = w
+	cs, err := kubernetes.NewForConfig(pc)
+	Expect(err).NotTo(HaveOccurred())
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "leak-pod", Annotations: map[string]string{
+			hubv1alpha1.AnnotationSecrets: "LEAK_KEY,DECL_KEY,PATH,NOT_STORED",
+			hubv1alpha1.AnnotationJobID:   jobID,
+			hubv1alpha1.AnnotationModels:  "a=anthropic/x,b=openai/y",
+		}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+	}
+	created, err := cs.CoreV1().Pods(o.Name).Create(ctx, pod, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(created.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationDelivered, "LEAK_KEY,DECL_KEY"))
+	Expect(w.msgs).To(ContainElement(ContainSubstring("NOT_STORED is not delivered")))
+	runSecret := &corev1.Secret{}
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: o.Name, Name: created.Labels[hubv1alpha1.LabelRunSecret]}, runSecret)).To(Succeed())
+	return leakRuns{warnings: w.msgs, podRunSecret: runSecret.Name, podRunSecretJSON: mustJSON(runSecret)}
+}
+
+type warningRecorder struct{ msgs []string }
+
+func (w *warningRecorder) HandleWarningHeader(_ int, _ string, msg string) {
+	w.msgs = append(w.msgs, msg)
+}
 
 func mustJSON(v any) string {
 	b, err := json.Marshal(v)

@@ -8,13 +8,13 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/health"
 )
 
 // Lifecycle moves hosted secrets between their states. The HTTP handlers and the
@@ -168,15 +168,19 @@ func (l *Lifecycle) updateStatus(ctx context.Context, hs *hubv1alpha1.HostedSecr
 	}
 }
 
-// setReady sets the Ready condition and reports whether it changed.
+// setReady sets the Ready condition, with Stalled or Reconciling beside it as GitOps
+// tools read them (health.Set), and reports whether anything changed. Pending waits for
+// its claim; every other reason of a secret that is not ready (SlotOccupied,
+// ValueMissing, SecretNotGranted, Revoked) needs a change from its author.
 func setReady(st *hubv1alpha1.HostedSecretStatus, gen int64, status metav1.ConditionStatus, reason, msg string) bool {
-	return meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-		Type:               hubv1alpha1.ConditionReady,
-		Status:             status,
-		Reason:             reason,
-		Message:            msg,
-		ObservedGeneration: gen,
-	})
+	verdict := health.Stalled
+	switch {
+	case status == metav1.ConditionTrue:
+		verdict = health.Healthy
+	case reason == hubv1alpha1.ReasonPending:
+		verdict = health.Waiting
+	}
+	return health.Set(&st.Conditions, gen, verdict, reason, msg)
 }
 
 func ptrTime(t metav1.Time) *metav1.Time { return &t }

@@ -98,7 +98,8 @@ func startOperator(logOut io.Writer) error {
 	if err := testenv.ApplyOrgRoles(ctx, clientset); err != nil {
 		return err
 	}
-	if op, err = testenv.StartOperator(ctx, cfg); err != nil {
+	// With the delivery webhook: the leak test delivers values into Jobs and Pods.
+	if op, err = testenv.StartOperatorWithDelivery(ctx, cfg, 0); err != nil {
 		return err
 	}
 	baseURL = op.BaseURL

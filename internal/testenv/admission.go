@@ -79,6 +79,9 @@ func awaitRowCreatedBy(ctx context.Context, c client.Client) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
+			if err == nil {
+				err = errors.New("the forged creator was kept")
+			}
 			return fmt.Errorf("the row created-by policy was not applied within 30 s (last answer: %w)", err)
 		}
 		select {
@@ -136,6 +139,9 @@ func awaitOwnershipPolicy(ctx context.Context, c client.Client, cfg *rest.Config
 			return nil
 		}
 		if time.Now().After(deadline) {
+			if err == nil {
+				err = errors.New("the create was allowed")
+			}
 			return fmt.Errorf("the HostedSecret ownership policy was not enforced within 30 s (last answer: %w)", err)
 		}
 		select {

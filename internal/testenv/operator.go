@@ -5,11 +5,24 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/delivery"
 	"podium.dev/podium/internal/operator"
+	"podium.dev/podium/internal/scheme"
 )
 
 // Operator is the whole operator (operator.NewManager, as cmd/operator builds it)
@@ -17,6 +30,8 @@ import (
 type Operator struct {
 	// BaseURL is the HTTP API's address, "http://127.0.0.1:<port>".
 	BaseURL string
+	// WebhookURL is the admission webhook's address when delivery is served.
+	WebhookURL string
 	// Done is closed when the manager has stopped; Err then says how.
 	Done <-chan struct{}
 	err  error
@@ -28,11 +43,107 @@ func (o *Operator) Err() error { return o.err }
 // StartOperator runs the operator against cfg until ctx ends and waits (at most two
 // minutes) until its /readyz answers 200.
 func StartOperator(ctx context.Context, cfg *rest.Config) (*Operator, error) {
+	return start(ctx, cfg, operator.Options{})
+}
+
+// DeliveryNamespace is where the test operator keeps its webhook certificate.
+const DeliveryNamespace = "podium-system"
+
+// StartOperatorWithDelivery is StartOperator with the admission webhook of secret
+// delivery served on a free 127.0.0.1 port: the shipped config/webhook configuration is
+// installed pointing at https://localhost:<port> (what envtest's WebhookInstallOptions
+// do), the operator issues its own certificate and writes the caBundle, and this waits
+// until a dry-run Pod asking for secrets comes back mutated. orphanGrace shortens the
+// clean-up of run Secrets no run was created with (0: the default).
+func StartOperatorWithDelivery(ctx context.Context, cfg *rest.Config, orphanGrace time.Duration) (*Operator, error) {
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddr: "0", ProbeAddr: "0", HTTPListener: ln})
+	url := fmt.Sprintf("https://localhost:%d%s", ln.Addr().(*net.TCPAddr).Port, delivery.WebhookPath)
+	if err := InstallWebhook(ctx, c, url); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: DeliveryNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		ln.Close()
+		return nil, err
+	}
+	op, err := start(ctx, cfg, operator.Options{Delivery: operator.DeliveryOptions{
+		WebhookListener:      ln,
+		CertSecret:           types.NamespacedName{Namespace: DeliveryNamespace, Name: operator.DefaultCertSecretName},
+		DNSNames:             []string{"localhost"},
+		WebhookConfiguration: operator.DefaultWebhookConfiguration,
+		RunSecretOrphanGrace: orphanGrace,
+	}})
+	if err != nil {
+		return nil, err
+	}
+	op.WebhookURL = url
+	return op, waitForWebhook(ctx, c)
+}
+
+// InstallWebhook creates (or replaces) the shipped MutatingWebhookConfiguration with its
+// Service reference replaced by url and no caBundle: the operator writes that.
+func InstallWebhook(ctx context.Context, c client.Client, url string) error {
+	data, err := os.ReadFile(filepath.Join(RepoRoot(), "config", "webhook", "manifests.yaml"))
+	if err != nil {
+		return err
+	}
+	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := yaml.UnmarshalStrict(data, cfg); err != nil {
+		return err
+	}
+	for i := range cfg.Webhooks {
+		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url)}
+	}
+	old := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	err = c.Get(ctx, client.ObjectKey{Name: cfg.Name}, old)
+	switch {
+	case apierrors.IsNotFound(err):
+		return c.Create(ctx, cfg)
+	case err != nil:
+		return err
+	}
+	cfg.ResourceVersion = old.ResourceVersion
+	return c.Update(ctx, cfg)
+}
+
+// waitForWebhook waits (at most a minute) until admission mutates a dry-run Pod that asks
+// for secrets: the certificate is served and the caBundle written.
+func waitForWebhook(ctx context.Context, c client.Client) error {
+	deadline := time.Now().Add(time.Minute)
+	var last error
+	for time.Now().Before(deadline) {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", GenerateName: "webhook-probe-",
+				Annotations: map[string]string{hubv1alpha1.AnnotationSecrets: "PROBE"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+		}
+		last = c.Create(ctx, pod, client.DryRunAll)
+		if last == nil && pod.Annotations[hubv1alpha1.AnnotationRequester] != "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("the admission webhook did not answer within a minute: %w", last)
+}
+
+func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	o.MetricsAddr, o.ProbeAddr, o.HTTPListener = "0", "0", ln
+	mgr, err := operator.NewManager(cfg, o)
 	if err != nil {
 		ln.Close()
 		return nil, err

@@ -1,0 +1,29 @@
+package v1alpha1
+
+// Annotations and labels of secret delivery into Jobs and Pods (docs/secrets.md,
+// "Delivery into Jobs and Pods").
+const (
+	// AnnotationSecrets on a batch/v1 Job or a bare Pod asks for hosted secrets by
+	// environment variable name, comma-separated: "ANTHROPIC_API_KEY,OPENAI_API_KEY".
+	AnnotationSecrets = "hub.podium.dev/secrets"
+	// AnnotationJobID names the job (a UUID) whose job-scope secrets come first.
+	AnnotationJobID = "hub.podium.dev/job-id"
+	// AnnotationModels names the models (or agent=model pairs) of the run, so that the
+	// admission warnings say which model a missing key was for.
+	AnnotationModels = "hub.podium.dev/models"
+
+	// AnnotationRequester is recorded by admission: the Kubernetes user who created the
+	// Job or Pod. A value the client supplies is replaced.
+	AnnotationRequester = "hub.podium.dev/requester"
+	// AnnotationDelivered is recorded by admission: the environment variables delivered.
+	AnnotationDelivered = "hub.podium.dev/delivered"
+	// LabelRunSecret is recorded by admission on a Job or bare Pod that got secrets: the
+	// name of its run Secret. A value the client supplies is removed or replaced.
+	LabelRunSecret = "hub.podium.dev/run-secret"
+
+	// LabelRunFor is on every run Secret: the kind it was made for (Job or Pod).
+	LabelRunFor = "hub.podium.dev/run-for"
+	// AnnotationRunHostedSecrets is on every run Secret: the HostedSecret UIDs whose
+	// values it holds, "ENV_VAR=uid" comma-separated (never a value).
+	AnnotationRunHostedSecrets = "hub.podium.dev/hosted-secrets"
+)

@@ -1,0 +1,249 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/delivery"
+)
+
+// RunSecretUsesIndex is the cache field index of run Secrets by the UIDs of the
+// HostedSecrets whose values they hold.
+const RunSecretUsesIndex = "podium.runSecretUses"
+
+// RunSecretReconciler looks after the run Secrets admission creates (internal/delivery):
+// it makes each one owned by its Job or Pod once that exists, deletes it when the run
+// finishes or is gone, when no run was ever created with it, and in any case at MaxAge,
+// and removes a revoked secret's value from the run Secrets of runs that have not
+// started yet. Jobs and Pods are cached only when admission labelled them
+// (hub.podium.dev/run-secret).
+type RunSecretReconciler struct {
+	Client    client.Client
+	APIReader client.Reader
+	// MaxAge bounds every run Secret's life.
+	MaxAge time.Duration
+	// OrphanGrace is how long a run Secret may wait for its Job or Pod to appear.
+	OrphanGrace time.Duration
+	Now         func() time.Time
+}
+
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=update
+
+// SetupWithManager registers the reconciler and the index of run Secrets by the
+// HostedSecrets they use.
+func (r *RunSecretReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Secret{}, RunSecretUsesIndex, func(o client.Object) []string {
+		if o.GetLabels()[hubv1alpha1.LabelRunFor] == "" {
+			return nil
+		}
+		var uids []string
+		for _, u := range delivery.ParseUsed(o.GetAnnotations()[hubv1alpha1.AnnotationRunHostedSecrets]) {
+			uids = append(uids, string(u.UID))
+		}
+		return uids
+	}); err != nil {
+		return err
+	}
+	isRunSecret := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetLabels()[hubv1alpha1.LabelRunFor] != "" })
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&corev1.Secret{}, builder.WithPredicates(isRunSecret)).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(runToSecret)).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runToSecret)).
+		Watches(&hubv1alpha1.HostedSecret{}, handler.EnqueueRequestsFromMapFunc(r.revokedToSecrets)).
+		Named("runsecret").
+		Complete(r)
+}
+
+func runToSecret(_ context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[hubv1alpha1.LabelRunSecret]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+}
+
+// revokedToSecrets wakes the run Secrets holding a secret that is revoked.
+func (r *RunSecretReconciler) revokedToSecrets(ctx context.Context, o client.Object) []reconcile.Request {
+	hs, ok := o.(*hubv1alpha1.HostedSecret)
+	if !ok || hs.Status.State != hubv1alpha1.StateRevoked {
+		return nil
+	}
+	list := &corev1.SecretList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(hs.Namespace), client.MatchingFields{RunSecretUsesIndex: string(hs.UID)}); err != nil {
+		logf.FromContext(ctx).Error(err, "Listing the run Secrets of a revoked secret failed", "hostedSecret", client.ObjectKeyFromObject(hs))
+		return nil
+	}
+	reqs := make([]reconcile.Request, len(list.Items))
+	for i := range list.Items {
+		reqs[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}
+	}
+	return reqs
+}
+
+// Reconcile decides the fate of one run Secret.
+func (r *RunSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	s := &corev1.Secret{}
+	if err := r.Client.Get(ctx, req.NamespacedName, s); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	kind := s.Labels[hubv1alpha1.LabelRunFor]
+	if kind == "" || s.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	ownerUID := controllerUID(s)
+	owner, obj, err := r.owner(ctx, s, kind, ownerUID)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	v := delivery.Decide(r.now(), s.CreationTimestamp.Time, ownerUID, owner, r.MaxAge, r.OrphanGrace)
+	log := logf.FromContext(ctx)
+	if v.Delete {
+		if err := r.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return ctrl.Result{}, fmt.Errorf("deleting run Secret %s: %w", req.NamespacedName, err)
+		}
+		log.Info("Deleted a run Secret", "secret", req.NamespacedName, "reason", v.Reason)
+		return ctrl.Result{}, nil
+	}
+	if v.Adopt {
+		if err := r.adopt(ctx, s, kind, obj); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if owner != nil && !owner.Started {
+		if err := r.dropRevoked(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{RequeueAfter: v.RequeueAfter}, nil
+}
+
+func (r *RunSecretReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// owner finds the Job or Pod labelled with the Secret's name: from the cache, and when
+// the cache shows none, confirmed uncached (a run created a moment ago may not be
+// cached yet). With two candidates (a label copied by hand), the controller's UID wins;
+// an unadopted Secret is adopted by none of them.
+func (r *RunSecretReconciler) owner(ctx context.Context, s *corev1.Secret, kind string, ownerUID types.UID) (*delivery.RunOwner, client.Object, error) {
+	sel := client.MatchingLabels{hubv1alpha1.LabelRunSecret: s.Name}
+	var owners []*delivery.RunOwner
+	var objs []client.Object
+	for _, reader := range []client.Reader{r.Client, r.APIReader} {
+		owners, objs = nil, nil
+		switch kind {
+		case delivery.KindJob:
+			list := &batchv1.JobList{}
+			if err := reader.List(ctx, list, client.InNamespace(s.Namespace), sel); err != nil {
+				return nil, nil, err
+			}
+			for i := range list.Items {
+				owners, objs = append(owners, delivery.JobOwner(&list.Items[i])), append(objs, &list.Items[i])
+			}
+		case delivery.KindPod:
+			list := &corev1.PodList{}
+			if err := reader.List(ctx, list, client.InNamespace(s.Namespace), sel); err != nil {
+				return nil, nil, err
+			}
+			for i := range list.Items {
+				owners, objs = append(owners, delivery.PodOwner(&list.Items[i])), append(objs, &list.Items[i])
+			}
+		default:
+			return nil, nil, nil
+		}
+		if len(owners) > 0 {
+			break
+		}
+	}
+	for i, o := range owners {
+		if ownerUID != "" && o.UID == ownerUID {
+			return o, objs[i], nil
+		}
+	}
+	if len(owners) == 1 {
+		return owners[0], objs[0], nil
+	}
+	return nil, nil, nil
+}
+
+// adopt makes the run its Secret's controller, so that deleting the run deletes the
+// Secret (garbage collection) even when the operator is not running.
+func (r *RunSecretReconciler) adopt(ctx context.Context, s *corev1.Secret, kind string, obj client.Object) error {
+	apiVersion := "v1"
+	if kind == delivery.KindJob {
+		apiVersion = batchv1.SchemeGroupVersion.String()
+	}
+	want := s.DeepCopy()
+	want.OwnerReferences = append(want.OwnerReferences, metav1.OwnerReference{
+		APIVersion: apiVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID(), Controller: ptr.To(true),
+	})
+	// Metadata only: the data is neither sent nor compared.
+	if err := r.Client.Patch(ctx, want, client.MergeFromWithOptions(s, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("adopting run Secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	*s = *want
+	return nil
+}
+
+// dropRevoked removes from a run Secret the values of secrets revoked since delivery, so
+// that a run that has not started yet never gets them.
+func (r *RunSecretReconciler) dropRevoked(ctx context.Context, s *corev1.Secret) error {
+	used := delivery.ParseUsed(s.Annotations[hubv1alpha1.AnnotationRunHostedSecrets])
+	var keep []delivery.UsedSecret
+	var dropped []string
+	for _, u := range used {
+		hs := &hubv1alpha1.HostedSecret{}
+		err := r.Client.Get(ctx, types.NamespacedName{Namespace: s.Namespace, Name: u.Name}, hs)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		if err == nil && hs.UID == u.UID && hs.Status.State != hubv1alpha1.StateRevoked {
+			keep = append(keep, u)
+			continue
+		}
+		dropped = append(dropped, u.EnvVar)
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	want := s.DeepCopy()
+	for _, env := range dropped {
+		delete(want.Data, env)
+	}
+	want.Annotations[hubv1alpha1.AnnotationRunHostedSecrets] = delivery.FormatUsed(keep)
+	if err := r.Client.Update(ctx, want); err != nil { // carries the resourceVersion read
+		return fmt.Errorf("removing revoked values from run Secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	logf.FromContext(ctx).Info("Removed revoked secrets from a run Secret", "secret", client.ObjectKeyFromObject(s), "envVars", dropped)
+	return nil
+}
+
+func controllerUID(s *corev1.Secret) types.UID {
+	for _, o := range s.OwnerReferences {
+		if o.Controller != nil && *o.Controller {
+			return o.UID
+		}
+	}
+	return ""
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// supervisor runs podium-operator and starts it again when it dies, after a backoff
+// that doubles up to a limit and starts over once a run has lasted a while: a crash
+// while developing should not tear down the control plane and its data.
+type supervisor struct {
+	binary string
+	args   []string
+	// minBackoff, maxBackoff bound the wait before a restart; a run longer than
+	// healthyRun resets it.
+	minBackoff, maxBackoff, healthyRun time.Duration
+}
+
+func newSupervisor(binary string, args ...string) *supervisor {
+	return &supervisor{
+		binary: binary, args: args,
+		minBackoff: time.Second, maxBackoff: 30 * time.Second, healthyRun: time.Minute,
+	}
+}
+
+// run keeps the operator running until ctx ends, then stops it (SIGTERM, SIGKILL after
+// 15 s). It returns only when ctx ends or the binary cannot be started at all.
+func (s *supervisor) run(ctx context.Context) error {
+	backoff := s.minBackoff
+	for {
+		began := time.Now()
+		cmd := exec.Command(s.binary, s.args...)
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("starting podium-operator: %w", err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-ctx.Done():
+			fmt.Println(">> stopping podium-operator")
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case err := <-done:
+				exited(err)
+			case <-time.After(15 * time.Second):
+				_ = cmd.Process.Kill()
+				exited(<-done)
+			}
+			return nil
+		case err := <-done:
+			if time.Since(began) > s.healthyRun {
+				backoff = s.minBackoff
+			}
+			fmt.Fprintf(os.Stderr, ">> podium-operator exited (%v); restarting it in %s (the control plane keeps running)\n", exitText(err), backoff)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, s.maxBackoff)
+		}
+	}
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// exited reports how podium-operator ended when it did not end cleanly.
+func exited(err error) {
+	if err != nil {
+		fmt.Println(">> podium-operator:", err)
+	}
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// devRun is one podium-dev process of the test, with its output collected.
+type devRun struct {
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  strings.Builder
+	done chan struct{}
+}
+
+func startDev(t *testing.T, bin, root, state, addr string) *devRun {
+	t.Helper()
+	d := &devRun{done: make(chan struct{})}
+	d.cmd = exec.Command(filepath.Join(bin, "podium-dev"))
+	d.cmd.Dir = root
+	d.cmd.Env = append(os.Environ(), "PODIUM_DEV_DIR="+state, "PODIUM_HTTP_ADDR="+addr)
+	r, w := io.Pipe()
+	d.cmd.Stdout, d.cmd.Stderr = w, w
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		s := bufio.NewScanner(r)
+		s.Buffer(make([]byte, 1<<20), 1<<20)
+		for s.Scan() {
+			d.mu.Lock()
+			d.out.WriteString(s.Text() + "\n")
+			d.mu.Unlock()
+		}
+	}()
+	go func() {
+		_ = d.cmd.Wait()
+		w.Close()
+		close(d.done)
+	}()
+	t.Cleanup(func() { d.stop(t) })
+	return d
+}
+
+func (d *devRun) output() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.out.String()
+}
+
+// waitFor waits until the output holds s, at most timeout.
+func (d *devRun) waitFor(t *testing.T, s string, timeout time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if strings.Contains(d.output(), s) {
+			return
+		}
+		select {
+		case <-d.done:
+			t.Fatalf("podium-dev exited before printing %q:\n%s", s, d.output())
+		default:
+		}
+	}
+	t.Fatalf("podium-dev did not print %q within %s:\n%s", s, timeout, d.output())
+}
+
+// stop sends SIGTERM, as make does, and waits for podium-dev to stop everything.
+func (d *devRun) stop(t *testing.T) {
+	select {
+	case <-d.done:
+		return
+	default:
+	}
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.done:
+	case <-time.After(60 * time.Second):
+		_ = d.cmd.Process.Kill()
+		t.Errorf("podium-dev did not stop within a minute of SIGTERM:\n%s", d.output())
+	}
+}
+
+// children are the pids of pid's child processes (started by any of its threads).
+func children(pid int) []int {
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	var out []int
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+func commandOf(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return strings.ReplaceAll(string(b), "\x00", " ")
+}
+
+// TestDevBehavesLikeACluster runs the real podium-dev (as `make dev` does) on a data
+// directory of its own: the garbage collector deletes a deleted board's rows, a second
+// podium-dev on the same directory stops at once, a killed operator is restarted, and a
+// token minted before a restart works after it.
+func TestDevBehavesLikeACluster(t *testing.T) {
+	bin, assets := os.Getenv("PODIUM_BIN"), os.Getenv("KUBEBUILDER_ASSETS")
+	if bin == "" || assets == "" {
+		t.Fatal("PODIUM_BIN and KUBEBUILDER_ASSETS must be set (make test sets them)")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	addr := freeAddr(t)
+	kubeconfig := filepath.Join(state, "kubeconfig")
+	kubectl := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(filepath.Join(assets, "kubectl"), append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	secretsStatus := func(token string) int {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/secrets", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	dev := startDev(t, bin, root, state, addr)
+	dev.waitFor(t, "Podium is running", 4*time.Minute)
+	token := kubectl("create", "token", "-n", "demo", "demo-runner", "--duration=1h")
+	if code := secretsStatus(token); code != http.StatusOK {
+		t.Fatalf("GET /v1/secrets with a fresh token: %d", code)
+	}
+
+	t.Run("a second podium-dev on the same data directory stops at once", func(t *testing.T) {
+		began := time.Now()
+		cmd := exec.Command(filepath.Join(bin, "podium-dev"))
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "PODIUM_DEV_DIR="+state, "PODIUM_HTTP_ADDR="+freeAddr(t))
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatalf("it started:\n%s", out)
+		}
+		if took := time.Since(began); took > 5*time.Second {
+			t.Errorf("refusing took %s", took)
+		}
+		if want := "already running on " + state; !strings.Contains(string(out), want) {
+			t.Errorf("output does not say %q:\n%s", want, out)
+		}
+	})
+
+	t.Run("deleting a board deletes its rows (garbage collector)", func(t *testing.T) {
+		sel := "hub.podium.dev/leaderboard=terminal-bench-nightly"
+		if n := kubectl("get", "lbrow", "-n", "demo", "-l", sel, "-o", "name"); n == "" {
+			t.Fatal("the sample board has no rows")
+		}
+		kubectl("delete", "lb", "-n", "demo", "terminal-bench-nightly")
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
+			if kubectl("get", "lbrow", "-n", "demo", "-l", sel, "-o", "name") == "" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the rows are still there a minute after their board was deleted")
+			}
+		}
+	})
+
+	t.Run("a killed operator is started again", func(t *testing.T) {
+		var op int
+		for _, pid := range children(dev.cmd.Process.Pid) {
+			if strings.Contains(commandOf(pid), "podium-operator") {
+				op = pid
+			}
+		}
+		if op == 0 {
+			t.Fatalf("no podium-operator among podium-dev's children %v", children(dev.cmd.Process.Pid))
+		}
+		if err := syscall.Kill(op, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		dev.waitFor(t, "restarting it in 1s", 30*time.Second)
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(250 * time.Millisecond) {
+			if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the operator was not ready again:\n%s", dev.output())
+			}
+		}
+		if code := secretsStatus(token); code != http.StatusOK {
+			t.Errorf("GET /v1/secrets after the restart: %d", code)
+		}
+	})
+
+	dev.stop(t)
+	// etcd (its data dir), kube-controller-manager and the operator (the kubeconfig)
+	// name the data directory on their command lines.
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		pid, _ := strconv.Atoi(strings.Split(p, "/")[2])
+		if cmd := commandOf(pid); strings.Contains(cmd, state) {
+			t.Errorf("left running after podium-dev stopped: %d %s", pid, cmd)
+		}
+	}
+	dev = startDev(t, bin, root, state, addr)
+	dev.waitFor(t, "Podium is running", 4*time.Minute)
+	if code := secretsStatus(token); code != http.StatusOK {
+		t.Errorf("GET /v1/secrets with a token minted before the restart: %d, want 200", code)
+	}
+	dev.stop(t)
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}

@@ -1,0 +1,205 @@
+package delivery
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/preflight"
+	"podium.dev/podium/internal/secrets"
+)
+
+// Delivery is one secret handed to a run.
+type Delivery struct {
+	EnvVar string
+	Secret *hubv1alpha1.HostedSecret
+	// value only ever goes into the run Secret's data (RunSecret).
+	value []byte
+}
+
+// Plan is what a run gets: the secrets delivered and the warnings for what it asked for
+// and does not get.
+type Plan struct {
+	Delivered []Delivery
+	Warnings  []string
+}
+
+// Names are the delivered environment variables, in the order asked.
+func (p Plan) Names() []string {
+	out := make([]string, len(p.Delivered))
+	for i, d := range p.Delivered {
+		out[i] = d.EnvVar
+	}
+	return out
+}
+
+// Resolver chooses the secret of each name a run asks for.
+type Resolver struct {
+	// Cache is the manager's cache: HostedSecrets (with the slot index) and Podium's
+	// Secrets.
+	Cache client.Reader
+	// API reads uncached: a value Secret the cache has not seen yet.
+	API    client.Reader
+	Config *preflight.Config
+}
+
+// Resolve returns what a run of requester in namespace gets for req: for each name the
+// active job-scope secret of req.JobID, else requester's active user-scope secret;
+// reserved names never. Missing and reserved names are warnings, never errors: an error
+// means the apiserver could not be read.
+func (r *Resolver) Resolve(ctx context.Context, namespace, requester string, req Request) (Plan, error) {
+	plan := Plan{Warnings: append([]string(nil), req.Warnings...)}
+	delivered := map[string]bool{}
+	for _, name := range req.Names {
+		if r.Config.IsReserved(name) {
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is reserved and never delivered%s", name, forModels(r.Config, req.Models, name)))
+			continue
+		}
+		var d *Delivery
+		var err error
+		if req.JobID != "" {
+			d, err = r.active(ctx, secrets.Slot{Namespace: namespace, Scope: hubv1alpha1.ScopeJob, JobID: req.JobID, EnvVar: name})
+			if err != nil {
+				return Plan{}, err
+			}
+			// A job-scope secret belongs to whoever stored it (docs/secrets.md,
+			// "Ownership"): job ids are not secrets (every member lists them), so a run
+			// naming a job id gets the job's secret only when its requester stored it.
+			if d != nil && !StoredBy(d.Secret, requester) {
+				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s of job %s was stored by another user; it is delivered only to that user's runs", name, req.JobID))
+				d = nil
+			}
+		}
+		if d == nil {
+			d, err = r.active(ctx, secrets.Slot{Namespace: namespace, Scope: hubv1alpha1.ScopeUser, Owner: requester, EnvVar: name})
+			if err != nil {
+				return Plan{}, err
+			}
+		}
+		if d == nil {
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is not delivered: %s has no active secret for it%s", name, whose(requester, req.JobID), forModels(r.Config, req.Models, name)))
+			continue
+		}
+		delivered[name] = true
+		plan.Delivered = append(plan.Delivered, *d)
+	}
+	plan.Warnings = append(plan.Warnings, modelWarnings(r.Config, req, delivered)...)
+	return plan, nil
+}
+
+// active returns the slot's active secret with its value, nil when the slot has none or
+// its value Secret is not usable (missing, not Podium's Secret of that HostedSecret).
+func (r *Resolver) active(ctx context.Context, slot secrets.Slot) (*Delivery, error) {
+	list := &hubv1alpha1.HostedSecretList{}
+	if err := r.Cache.List(ctx, list, client.InNamespace(slot.Namespace), client.MatchingFields{secrets.SlotIndex: slot.Namespace + "/" + slot.Hash()}); err != nil {
+		return nil, fmt.Errorf("listing the secrets of slot %s: %w", slot.Hash(), err)
+	}
+	var hs *hubv1alpha1.HostedSecret
+	for i := range list.Items {
+		o := &list.Items[i]
+		if o.Status.State == hubv1alpha1.StateActive && o.DeletionTimestamp == nil && (hs == nil || o.CreationTimestamp.After(hs.CreationTimestamp.Time)) {
+			hs = o
+		}
+	}
+	if hs == nil {
+		return nil, nil
+	}
+	key := client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}
+	s := &corev1.Secret{}
+	err := r.Cache.Get(ctx, key, s)
+	if apierrors.IsNotFound(err) {
+		err = r.API.Get(ctx, key, s)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the value Secret of %s/%s: %w", hs.Namespace, hs.Name, err)
+	}
+	// The value Secret serves the HostedSecret only when it is granted to it and bound
+	// to its UID (the controller adopts by UID before the secret becomes active): a name
+	// alone may have been reused.
+	if granted, _ := secrets.Granted(s, hs); !granted {
+		return nil, nil
+	}
+	if uid, bound := secrets.BoundTo(s); !bound || uid != hs.UID {
+		return nil, nil
+	}
+	dataKey := hs.Spec.SecretRef.Key
+	if dataKey == "" {
+		dataKey = secrets.DefaultValueKey
+	}
+	v := s.Data[dataKey]
+	if len(v) == 0 {
+		return nil, nil
+	}
+	return &Delivery{EnvVar: slot.EnvVar, Secret: hs, value: v}, nil
+}
+
+// StoredBy says whether user stored the job-scope secret hs (its created-by annotation,
+// which the operator sets for HTTP stores and the admission policy guards for kubectl).
+func StoredBy(hs *hubv1alpha1.HostedSecret, user string) bool {
+	by := hs.Annotations[hubv1alpha1.AnnotationCreatedBy]
+	return by != "" && by == user
+}
+
+// whose says where a name was looked for.
+func whose(requester, jobID string) string {
+	if jobID != "" {
+		return "neither job " + jobID + " nor " + requester
+	}
+	return requester
+}
+
+// forModels names the models of the run whose provider authenticates with name.
+func forModels(cfg *preflight.Config, models []Model, name string) string {
+	var which []string
+	for _, m := range models {
+		for _, v := range cfg.ProviderEnvVars(m.Provider) {
+			if v == name {
+				which = append(which, m.String())
+				break
+			}
+		}
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	return " (needed by " + strings.Join(which, ", ") + ")"
+}
+
+// modelWarnings says which models of the run get no key their provider accepts.
+func modelWarnings(cfg *preflight.Config, req Request, delivered map[string]bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range req.Models {
+		if seen[m.String()] {
+			continue
+		}
+		seen[m.String()] = true
+		if m.Provider == "" {
+			out = append(out, fmt.Sprintf("%s: model %q has no provider/ prefix; no key was checked for it", hubv1alpha1.AnnotationModels, clip(m.Name)))
+			continue
+		}
+		vars := cfg.ProviderEnvVars(m.Provider)
+		if vars == nil {
+			out = append(out, fmt.Sprintf("%s: provider %s of %s is not in the provider table; no key was checked for it", hubv1alpha1.AnnotationModels, m.Provider, m))
+			continue
+		}
+		ok := false
+		for _, v := range vars {
+			ok = ok || delivered[v]
+		}
+		if !ok {
+			sort.Strings(vars)
+			out = append(out, fmt.Sprintf("%s gets no %s key: none of %s is delivered", m, m.Provider, strings.Join(vars, ", ")))
+		}
+	}
+	return out
+}
