@@ -41,9 +41,10 @@ fmt: ## Run gofmt on every Go file, committed or not.
 	gofmt -l -w $(GO_FILES)
 
 .PHONY: vet
-vet: ## Run go vet (also on hack/image, a module of its own).
+vet: ## Run go vet (also on hack/image and hack/loadgen, modules of their own).
 	$(GO) vet ./...
 	$(GO) -C hack/image vet ./...
+	$(GO) -C hack/loadgen vet ./...
 
 .PHONY: fmt-check
 fmt-check: ## Fail when a Go file, committed or not, is not gofmt-clean.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -313,14 +314,12 @@ func equalMeta(a, b *corev1.Secret) bool {
 		}
 	}
 	for i := range b.OwnerReferences {
-		if a.OwnerReferences[i].UID != b.OwnerReferences[i].UID || ptrBool(a.OwnerReferences[i].Controller) != ptrBool(b.OwnerReferences[i].Controller) {
+		if a.OwnerReferences[i].UID != b.OwnerReferences[i].UID || ptr.Deref(a.OwnerReferences[i].Controller, false) != ptr.Deref(b.OwnerReferences[i].Controller, false) {
 			return false
 		}
 	}
 	return true
 }
-
-func ptrBool(b *bool) bool { return b != nil && *b }
 
 // revokeOthers revokes, as superseded by hs, any other secret of hs's slot that still
 // shows active (a replacement interrupted between moving the pointer and revoking).

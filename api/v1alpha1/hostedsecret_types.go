@@ -136,6 +136,7 @@ type HostedSecretStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// observedGeneration is the generation the status describes.
 	// +optional

@@ -35,7 +35,7 @@ trap cleanup EXIT
 
 bin=${PODIUM_BIN:-$work}
 if [ ! -x "$bin/podium-operator" ]; then bin=$work; go build -o "$bin/podium-operator" ./cmd/operator; fi
-go build -o "$work/podium-loadgen" ./hack/loadgen
+(cd hack/loadgen && go build -o "$work/podium-loadgen" .)
 lg="$work/podium-loadgen"
 
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

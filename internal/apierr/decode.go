@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	kjson "sigs.k8s.io/json"
+
+	"podium.dev/podium/internal/jsontype"
 )
 
 // DecodeJSON decodes a request body strictly into v: malformed JSON, unknown fields,
@@ -84,27 +86,12 @@ func decodeError(err error) error {
 		if field == "" {
 			return BadRequest("", "the body must be a JSON object")
 		}
-		return BadRequest(field, "must be of type %s", jsonKind(te.Type.Kind().String()))
+		return BadRequest(field, "must be of type %s", jsontype.Of(te.Type))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return BadRequest(field, "unknown field")
 	default:
 		return BadRequest("", "the body could not be read: %s", trimJSON(err))
-	}
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "string"
-	case "bool":
-		return "boolean"
-	case "slice", "array":
-		return "array"
-	case "map", "struct", "ptr":
-		return "object"
-	default:
-		return "number"
 	}
 }
 

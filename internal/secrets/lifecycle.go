@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -93,7 +95,7 @@ func (l *Lifecycle) Revoke(ctx context.Context, hs *hubv1alpha1.HostedSecret, re
 		st.State = hubv1alpha1.StateRevoked
 		st.Reason = reason
 		st.SupersededBy = supersededBy
-		st.RevokedAt = ptrTime(l.now())
+		st.RevokedAt = ptr.To(l.now())
 		msg := "The secret was revoked"
 		if reason == hubv1alpha1.RevokedSupersede {
 			msg = "The secret was superseded by " + supersededBy
@@ -143,29 +145,30 @@ func (l *Lifecycle) deleteSecret(ctx context.Context, s *corev1.Secret) error {
 // A conflict re-reads hs from the apiserver and tries again, a few times.
 func (l *Lifecycle) updateStatus(ctx context.Context, hs *hubv1alpha1.HostedSecret, mutate func(*hubv1alpha1.HostedSecretStatus, int64) bool) error {
 	cur := hs.DeepCopy()
-	for attempt := 0; ; attempt++ {
+	first := true
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			fresh := &hubv1alpha1.HostedSecret{}
+			if err := l.Reader.Get(ctx, client.ObjectKeyFromObject(hs), fresh); err != nil {
+				return fmt.Errorf("re-reading %s/%s: %w", hs.Namespace, hs.Name, err)
+			}
+			if fresh.UID != hs.UID {
+				return apierrors.NewNotFound(hubv1alpha1.GroupVersion.WithResource("hostedsecrets").GroupResource(), hs.Name)
+			}
+			cur = fresh
+		}
+		first = false
 		if !mutate(&cur.Status, cur.Generation) {
-			*hs = *cur
 			return nil
 		}
 		cur.Status.ObservedGeneration = cur.Generation
-		err := l.Client.Status().Update(ctx, cur)
-		if err == nil {
-			*hs = *cur
-			return nil
-		}
-		if !apierrors.IsConflict(err) || attempt >= 4 {
-			return fmt.Errorf("updating the status of %s/%s: %w", hs.Namespace, hs.Name, err)
-		}
-		fresh := &hubv1alpha1.HostedSecret{}
-		if err := l.Reader.Get(ctx, client.ObjectKeyFromObject(hs), fresh); err != nil {
-			return fmt.Errorf("re-reading %s/%s: %w", hs.Namespace, hs.Name, err)
-		}
-		if fresh.UID != hs.UID {
-			return apierrors.NewNotFound(hubv1alpha1.GroupVersion.WithResource("hostedsecrets").GroupResource(), hs.Name)
-		}
-		cur = fresh
+		return l.Client.Status().Update(ctx, cur)
+	})
+	if err != nil {
+		return fmt.Errorf("updating the status of %s/%s: %w", hs.Namespace, hs.Name, err)
 	}
+	*hs = *cur
+	return nil
 }
 
 // setReady sets the Ready condition, with Stalled or Reconciling beside it as GitOps
@@ -182,8 +185,6 @@ func setReady(st *hubv1alpha1.HostedSecretStatus, gen int64, status metav1.Condi
 	}
 	return health.Set(&st.Conditions, gen, verdict, reason, msg)
 }
-
-func ptrTime(t metav1.Time) *metav1.Time { return &t }
 
 // SetOccupied records on a secret that never became active that another live secret
 // holds its slot.

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -148,13 +149,7 @@ func (r *Rotator) ensureSecret(ctx context.Context) (map[string][]byte, error) {
 // conflict (another replica, or an apply, wrote meanwhile) reads again: the bundle may
 // be there already.
 func (r *Rotator) patchCABundle(ctx context.Context, bundle []byte) error {
-	var err error
-	for range 5 {
-		if err = r.patchCABundleOnce(ctx, bundle); !apierrors.IsConflict(err) {
-			return err
-		}
-	}
-	return err
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error { return r.patchCABundleOnce(ctx, bundle) })
 }
 
 func (r *Rotator) patchCABundleOnce(ctx context.Context, bundle []byte) error {
