@@ -12,6 +12,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -127,6 +128,19 @@ func newPerson(o org, name string) person {
 	Expect(err).NotTo(HaveOccurred())
 	bindRuns(o.Name, o.Name, name)
 	cs, w := clientAs(token)
+	// A new RoleBinding reaches the apiserver's RBAC authorizer a moment after it is
+	// created: wait until the person may submit runs, or a first create can get a 403.
+	EventuallyWithOffset(1, func(g Gomega) {
+		for _, res := range []struct{ group, resource string }{{"batch", "jobs"}, {"", "pods"}} {
+			r, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+					Namespace: o.Name, Verb: "create", Group: res.group, Resource: res.resource,
+				}},
+			}, metav1.CreateOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(r.Status.Allowed).To(BeTrue(), "%s may not create %s yet", name, res.resource)
+		}
+	}).Should(Succeed())
 	return person{User: "system:serviceaccount:" + o.Name + ":" + name, Token: token, CS: cs, warnings: w}
 }
 
