@@ -71,7 +71,7 @@ func (r *Resolver) Resolve(ctx context.Context, namespace, requester string, req
 			// A job-scope secret belongs to whoever stored it (docs/secrets.md,
 			// "Ownership"): job ids are not secrets (every member lists them), so a run
 			// naming a job id gets the job's secret only when its requester stored it.
-			if d != nil && !StoredBy(d.Secret, requester) {
+			if d != nil && !secrets.StoredBy(d.Secret, requester) {
 				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s of job %s was stored by another user; it is delivered only to that user's runs", name, req.JobID))
 				d = nil
 			}
@@ -140,13 +140,6 @@ func (r *Resolver) active(ctx context.Context, slot secrets.Slot) (*Delivery, er
 		return nil, nil
 	}
 	return &Delivery{EnvVar: slot.EnvVar, Secret: hs, value: v}, nil
-}
-
-// StoredBy says whether user stored the job-scope secret hs (its created-by annotation,
-// which the operator sets for HTTP stores and the admission policy guards for kubectl).
-func StoredBy(hs *hubv1alpha1.HostedSecret, user string) bool {
-	by := hs.Annotations[hubv1alpha1.AnnotationCreatedBy]
-	return by != "" && by == user
 }
 
 // whose says where a name was looked for.

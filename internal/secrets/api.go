@@ -181,7 +181,7 @@ func listed(hs *hubv1alpha1.HostedSecret, in listInput, all bool, user string) b
 	case scope == hubv1alpha1.ScopeUser:
 		return hs.Spec.Owner == user
 	default:
-		return hs.Annotations[hubv1alpha1.AnnotationCreatedBy] == user
+		return StoredBy(hs, user)
 	}
 }
 
@@ -238,7 +238,7 @@ func (a *API) permit(ctx context.Context, caller *authn.Caller, ns string, scope
 		return nil, err
 	}
 	return func(hs *hubv1alpha1.HostedSecret) bool {
-		return others || hs.Annotations[hubv1alpha1.AnnotationCreatedBy] == caller.User
+		return others || StoredBy(hs, caller.User)
 	}, nil
 }
 

@@ -66,3 +66,13 @@ func NotGrantedMessage(hs *hubv1alpha1.HostedSecret) string {
 	return fmt.Sprintf("Secret %s does not exist or is not granted to this HostedSecret: it must carry the label %s=%s and belong to no other HostedSecret",
 		hs.Spec.SecretRef.Name, hubv1alpha1.LabelHostedSecret, hs.Name)
 }
+
+// StoredBy says whether user stored the job-scope secret hs: a job-scope secret belongs
+// to whoever stored it (docs/secrets.md, "Ownership"), recorded in its created-by
+// annotation, which the operator sets for HTTP stores and the admission policy guards
+// for kubectl. The list's visibility, revoke and purge over HTTP, and delivery into
+// runs all ask it.
+func StoredBy(hs *hubv1alpha1.HostedSecret, user string) bool {
+	by := hs.Annotations[hubv1alpha1.AnnotationCreatedBy]
+	return by != "" && by == user
+}
