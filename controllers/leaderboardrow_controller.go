@@ -71,9 +71,15 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if equality.Semantic.DeepEqual(want, row.Status) {
 		return ctrl.Result{}, nil
 	}
-	patch := client.MergeFrom(row.DeepCopy())
+	// With the resourceVersion: the history entry (rowhistory) is computed from this
+	// row's status, and a status computed from a stale cached copy must not replace a
+	// newer one. On a conflict a newer version is on its way through the cache.
+	patch := client.MergeFromWithOptions(row.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	row.Status = want
-	return ctrl.Result{}, client.IgnoreNotFound(r.Status().Patch(ctx, row, patch))
+	if err := r.Status().Patch(ctx, row, patch); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
 }
 
 // ensureMetadata adds the board label, the id label and the board's controller

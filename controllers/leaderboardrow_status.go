@@ -10,6 +10,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/health"
+	"podium.dev/podium/internal/rowhistory"
 	"podium.dev/podium/internal/schema"
 )
 
@@ -24,6 +25,11 @@ func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now
 	st := *row.Status.DeepCopy()
 	st.UpdatedAt = specChangedAt(row, st.ObservedGeneration, st.UpdatedAt, now)
 	st.TrialLinks = trialLinks(row.Spec.TrialIDs, st.TrialLinks, st.UpdatedAt)
+	changedAt := now
+	if st.UpdatedAt != nil {
+		changedAt = st.UpdatedAt.Time
+	}
+	st.History, st.ObservedValues = rowhistory.Record(row, &st, changedAt)
 	st.ObservedGeneration = row.Generation
 	st.InvalidFields = nil
 	cond := metav1.Condition{Type: hubv1alpha1.ConditionValid, ObservedGeneration: row.Generation}
