@@ -19,6 +19,7 @@ import (
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/lru"
+	"podium.dev/podium/internal/rowhistory"
 	"podium.dev/podium/internal/wire"
 )
 
@@ -86,6 +87,7 @@ type Read struct {
 	o      ReadOptions
 	pages  *lru.Cache[pageKey, *page]
 	boards boardIndex
+	rows   rowIndex
 }
 
 // NewRead returns the read handler.
@@ -482,14 +484,14 @@ func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wire.Row {
 		w.Metrics = wire.ObjectOrEmpty(row.Spec.Metrics.Raw)
 	}
 	if ShowsAuthors(lb) {
-		if by, ok := row.Annotations[hubv1alpha1.AnnotationCreatedBy]; ok && by != "" {
-			w.CreatedBy = &by
-		}
+		w.CreatedBy = rowhistory.Author(row, hubv1alpha1.AnnotationCreatedBy)
+		w.UpdatedBy = rowhistory.Author(row, hubv1alpha1.AnnotationUpdatedBy)
 	}
 	return w
 }
 
-// ShowsAuthors says whether the read shows who created a board's rows. User names can
+// ShowsAuthors says whether the read shows who created and who last changed a board's
+// rows (created_by, updated_by, and the authors of the change history). User names can
 // be personal data: a public board shows them only when it opts in (spec.showAuthors);
 // a private board, which only its org's members can read, always does.
 func ShowsAuthors(lb *hubv1alpha1.Leaderboard) bool {

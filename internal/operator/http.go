@@ -43,7 +43,9 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 	srv.Handle("POST "+httpapi.ReadPath, read)
 	srv.Handle("GET "+httpapi.GetBySlugPath, http.HandlerFunc(read.ServeGET))
 	srv.Handle("GET "+httpapi.GetByIDPath, http.HandlerFunc(read.ServeGET))
-	for _, path := range []string{httpapi.ReadPath, httpapi.GetBySlugPath, httpapi.GetByIDPath} {
+	srv.Handle("GET "+httpapi.HistoryBySlugPath, http.HandlerFunc(read.ServeHistory))
+	srv.Handle("GET "+httpapi.HistoryByIDPath, http.HandlerFunc(read.ServeHistory))
+	for _, path := range []string{httpapi.ReadPath, httpapi.GetBySlugPath, httpapi.GetByIDPath, httpapi.HistoryBySlugPath, httpapi.HistoryByIDPath} {
 		srv.Handle("OPTIONS "+path, http.HandlerFunc(httpapi.Preflight))
 	}
 	for pattern, h := range c.Routes {
