@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -58,22 +57,10 @@ func (a *app) rowHistoryCmd() *cobra.Command {
 	return c
 }
 
-// historyValue renders a recorded value for the table: its JSON, clipped; "-" when
-// absent; a cut value ends in "...".
+// historyValue renders a recorded value for the table (rowhistory.Text), clipped.
 func historyValue(v []byte, truncated bool) string {
-	if v == nil {
-		return "-"
-	}
-	s := string(v)
-	if !truncated {
-		return clip(s, 40)
-	}
-	// A cut value is served as a string holding the start of its JSON.
-	var cut string
-	if err := json.Unmarshal(v, &cut); err == nil {
-		s = cut
-	}
-	if s = clip(s, 40); !strings.HasSuffix(s, "…") {
+	s := clip(rowhistory.Text(v, truncated), 40)
+	if truncated && !strings.HasSuffix(s, "…") {
 		s += "…"
 	}
 	return s

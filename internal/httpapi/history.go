@@ -57,13 +57,13 @@ func (rd *Read) ServeHistory(w http.ResponseWriter, r *http.Request) {
 		fail(err)
 		return
 	}
-	row, err := rd.boardRow(r.Context(), lb, types.UID(rowID))
+	row, err := rd.rows.Row(r.Context(), rd.o.Cache, lb, types.UID(rowID))
 	if err != nil {
 		rd.o.Log.Error(err, "Looking up a leaderboard row in the cache failed", "leaderboard", client.ObjectKeyFromObject(lb))
 		fail(apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the row cannot be read now; try again"))
 		return
 	}
-	public := lb.Spec.Visibility == hubv1alpha1.VisibilityPublic && row != nil && ranking.Ranked(row)
+	public := PublicRow(lb, row)
 	if !public && lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
 		// A row the public read does not show (hidden, invalid, or missing): members
 		// only, authorized whether or not it exists, as find does for boards.
@@ -128,6 +128,12 @@ func parseHistory(r *http.Request) (target, string, error) {
 	return t, strings.ToLower(row), nil
 }
 
+// PublicRow says whether anyone may read a row's history: the public read shows the row
+// (a ranked row of a public board). Any other row's history is for members.
+func PublicRow(lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) bool {
+	return lb.Spec.Visibility == hubv1alpha1.VisibilityPublic && row != nil && ranking.Ranked(row)
+}
+
 // member says whether the caller may read the board's private rows.
 func (rd *Read) member(ctx context.Context, lb *hubv1alpha1.Leaderboard) (bool, error) {
 	caller := authn.CallerFrom(ctx)
@@ -145,12 +151,18 @@ func (rd *Read) member(ctx context.Context, lb *hubv1alpha1.Leaderboard) (bool, 
 // rowIndexName is controller-runtime's name of the spec.leaderboard field index.
 const rowIndexName = "field:" + index.RowBoard
 
-// boardRow returns the board's row with this UID from the cache, or nil. Rows have no
-// UID index (it would cost operator memory on every row): the board's rows are walked
-// through the spec.leaderboard index, as pointers into the informer's store when the
-// cache gives its indexer, else by a List of copies.
-func (rd *Read) boardRow(ctx context.Context, lb *hubv1alpha1.Leaderboard, uid types.UID) (*hubv1alpha1.LeaderboardRow, error) {
-	if idx := rd.rows.get(ctx, rd.o.Cache); idx != nil {
+// RowFinder finds a board's row by UID in the manager's cache; the row history read
+// and the web page's history page share it. Rows have no UID index (it would cost
+// operator memory on every row): the board's rows are walked through the
+// spec.leaderboard index, as pointers into the informer's store when the cache gives
+// its indexer, else by a List of copies. The zero value is ready to use.
+type RowFinder struct {
+	indexer atomic.Pointer[toolscache.Indexer]
+}
+
+// Row returns the board's row with this UID, or nil. The row is the cache's: read-only.
+func (f *RowFinder) Row(ctx context.Context, c client.Reader, lb *hubv1alpha1.Leaderboard, uid types.UID) (*hubv1alpha1.LeaderboardRow, error) {
+	if idx := f.get(ctx, c); idx != nil {
 		if objs, err := idx.ByIndex(rowIndexName, lb.Namespace+"/"+lb.Name); err == nil {
 			for _, o := range objs {
 				if row, ok := o.(*hubv1alpha1.LeaderboardRow); ok && row.UID == uid {
@@ -163,7 +175,7 @@ func (rd *Read) boardRow(ctx context.Context, lb *hubv1alpha1.Leaderboard, uid t
 	var list hubv1alpha1.LeaderboardRowList
 	opts := &client.ListOptions{Namespace: lb.Namespace, UnsafeDisableDeepCopy: &noDeepCopy,
 		FieldSelector: fields.OneTermEqualSelector(index.RowBoard, lb.Name)}
-	if err := rd.o.Cache.List(ctx, &list, opts); err != nil {
+	if err := c.List(ctx, &list, opts); err != nil {
 		return nil, err
 	}
 	for i := range list.Items {
@@ -174,13 +186,9 @@ func (rd *Read) boardRow(ctx context.Context, lb *hubv1alpha1.Leaderboard, uid t
 	return nil, nil
 }
 
-// rowIndex holds the LeaderboardRow informer's indexer once it is usable.
-type rowIndex struct {
-	indexer atomic.Pointer[toolscache.Indexer]
-}
-
-func (ri *rowIndex) get(ctx context.Context, c client.Reader) toolscache.Indexer {
-	if p := ri.indexer.Load(); p != nil {
+// get returns the LeaderboardRow informer's indexer once it is usable, or nil.
+func (f *RowFinder) get(ctx context.Context, c client.Reader) toolscache.Indexer {
+	if p := f.indexer.Load(); p != nil {
 		return *p
 	}
 	g, ok := c.(informerGetter)
@@ -199,6 +207,6 @@ func (ri *rowIndex) get(ctx context.Context, c client.Reader) toolscache.Indexer
 	if idx.GetIndexers()[rowIndexName] == nil {
 		return nil
 	}
-	ri.indexer.Store(&idx)
+	f.indexer.Store(&idx)
 	return idx
 }

@@ -87,7 +87,7 @@ type Read struct {
 	o      ReadOptions
 	pages  *lru.Cache[pageKey, *page]
 	boards boardIndex
-	rows   rowIndex
+	rows   RowFinder
 }
 
 // NewRead returns the read handler.

@@ -282,3 +282,19 @@ func LastChange(row *hubv1alpha1.LeaderboardRow) *metav1.Time {
 	}
 	return nil
 }
+
+// Text is a served value as a person reads it: its JSON, "-" when absent (the field did
+// not exist), and for a cut value the start of its JSON followed by "…".
+func Text(v json.RawMessage, truncated bool) string {
+	if v == nil {
+		return "-"
+	}
+	if !truncated {
+		return string(v)
+	}
+	var cut string
+	if err := json.Unmarshal(v, &cut); err != nil {
+		cut = string(v)
+	}
+	return cut + "…"
+}

@@ -3,8 +3,10 @@ package web
 import (
 	"net/url"
 	"strconv"
+	"time"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/rowhistory"
 )
 
 // PageSize is the number of rows on one page of a board, as the JSON read's default.
@@ -58,6 +60,33 @@ type columnView struct {
 type rowView struct {
 	Rank  int
 	Cells []cellView
+	// ChangedOn is the date of the row's last change when it is recent
+	// (ChangedWithin), with HistoryURL its history page; both "" otherwise.
+	ChangedOn  string
+	HistoryURL string
+}
+
+// ChangedWithin is how recent a row's last change must be for the board page to mark it
+// (docs/web.md).
+const ChangedWithin = 7 * 24 * time.Hour
+
+// historyPage is what the history template shows.
+type historyPage struct {
+	Title       string
+	BoardTitle  string
+	BoardURL    string
+	Org         string
+	Dataset     string
+	Name        string
+	RowID       string
+	ShowAuthors bool
+	CreatedBy   string
+	Lines       []historyLine
+}
+
+// historyLine is one changed field of one change.
+type historyLine struct {
+	When, By, Field, Old, New string
 }
 
 type cellView struct {
@@ -192,7 +221,9 @@ func align(c hubv1alpha1.Column) string {
 }
 
 // rowViews formats the cells of one page of entries.
-func rowViews(columns []hubv1alpha1.Column, entries []Entry) []rowView {
+// A row whose values changed after since gets a mark linking to its history page under
+// boardURL.
+func rowViews(columns []hubv1alpha1.Column, entries []Entry, boardURL string, since time.Time) []rowView {
 	aligns := make([]string, len(columns))
 	for i, c := range columns {
 		aligns[i] = align(c)
@@ -204,7 +235,12 @@ func rowViews(columns []hubv1alpha1.Column, entries []Entry) []rowView {
 		for i, c := range columns {
 			cells[i] = cellView{Cell: formatCell(c, values), Align: aligns[i]}
 		}
-		rows = append(rows, rowView{Rank: e.Rank, Cells: cells})
+		v := rowView{Rank: e.Rank, Cells: cells}
+		if at := rowhistory.LastChange(e.Row); at != nil && at.After(since) {
+			v.ChangedOn = at.UTC().Format(time.DateOnly)
+			v.HistoryURL = boardURL + "/rows/" + url.PathEscape(string(e.Row.UID)) + "/history"
+		}
+		rows = append(rows, v)
 	}
 	return rows
 }
