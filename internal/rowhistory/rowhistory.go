@@ -214,7 +214,9 @@ func Append(h []hubv1alpha1.RowChange, e hubv1alpha1.RowChange) []hubv1alpha1.Ro
 	if len(out) > MaxEntries {
 		out = out[len(out)-MaxEntries:]
 	}
-	for len(out) > 1 {
+	// Marshalling the entries costs more than the rest of a change; an upper bound of
+	// their JSON spares it for the usual small entries.
+	for len(out) > 1 && maxJSON(out) > MaxBytes {
 		b, err := json.Marshal(out)
 		if err != nil || len(b) <= MaxBytes {
 			break
@@ -222,6 +224,26 @@ func Append(h []hubv1alpha1.RowChange, e hubv1alpha1.RowChange) []hubv1alpha1.Ro
 		out = out[1:]
 	}
 	return out
+}
+
+// maxJSON is an upper bound of the JSON size of entries: every string byte escaped to
+// six (\u00XX), plus generous room for keys, punctuation, numbers and times.
+func maxJSON(h []hubv1alpha1.RowChange) int {
+	n := 2
+	for i := range h {
+		e := &h[i]
+		n += 160 + 6*len(e.By)
+		for _, f := range e.Fields {
+			n += 96 + 6*len(f.Field)
+			if f.Old != nil {
+				n += 6 * len(*f.Old)
+			}
+			if f.New != nil {
+				n += 6 * len(*f.New)
+			}
+		}
+	}
+	return n
 }
 
 // Served is a row's history as the HTTP read and the CLI serve it, newest change first.

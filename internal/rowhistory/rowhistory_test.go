@@ -275,3 +275,81 @@ func TestServed(t *testing.T) {
 		t.Errorf("Served without authors names a user: %s", hidden)
 	}
 }
+
+// typicalRow is the bench's row shape: two metadata keys, three metrics, nine kept
+// changes, at its next generation with one metric changed.
+func typicalRow() (*hubv1alpha1.LeaderboardRow, hubv1alpha1.LeaderboardRowStatus) {
+	r := row(10, "system:serviceaccount:acme:ci", `{"reward":0.5,"cost":12,"duration_s":640}`)
+	r.Spec.Metadata = js(`{"agent":"agent-1","model":"provider/model-1"}`)
+	prev := *r.DeepCopy()
+	prev.Spec.Metrics = js(`{"reward":0.4,"cost":12,"duration_s":640}`)
+	st := hubv1alpha1.LeaderboardRowStatus{ObservedGeneration: 9, ObservedValues: rowhistory.Observe(&prev.Spec)}
+	for g := int64(1); g <= 9; g++ {
+		st.History = append(st.History, hubv1alpha1.RowChange{At: metav1.Now(), By: "system:serviceaccount:acme:ci", Generation: g,
+			Fields: []hubv1alpha1.FieldChange{{Field: "metrics.reward", Old: ptr("0.3"), New: ptr("0.4")}}})
+	}
+	return r, st
+}
+
+// BenchmarkRecord is the controller's cost of the history for a new generation: split
+// the values, compare, append an entry within the bounds.
+func BenchmarkRecord(b *testing.B) {
+	r, st := typicalRow()
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		h, _ := rowhistory.Record(r, &st, now)
+		if len(h) != 10 {
+			b.Fatal("no entry recorded")
+		}
+	}
+}
+
+// BenchmarkRecordResync is its cost when the generation was observed (a resync, a
+// board's schema change): nothing is parsed.
+func BenchmarkRecordResync(b *testing.B) {
+	r, st := typicalRow()
+	st.ObservedGeneration = r.Generation
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		rowhistory.Record(r, &st, now)
+	}
+}
+
+// FuzzAppendBound checks the byte bound whatever the values hold (escapes included).
+func FuzzAppendBound(f *testing.F) {
+	f.Add(`"\u0000<>&`, 16, 10)
+	f.Add(strings.Repeat("x", 256), 16, 12)
+	f.Fuzz(func(t *testing.T, v string, fields, entries int) {
+		if len(v) > rowhistory.MaxValueBytes {
+			v = v[:rowhistory.MaxValueBytes]
+		}
+		fields, entries = 1+abs(fields)%rowhistory.MaxFields, 1+abs(entries)%20
+		var h []hubv1alpha1.RowChange
+		for g := range entries {
+			e := hubv1alpha1.RowChange{Generation: int64(g), By: v}
+			for range fields {
+				e.Fields = append(e.Fields, hubv1alpha1.FieldChange{Field: "metrics." + v[:min(len(v), 128)], Old: &v, New: &v})
+			}
+			h = rowhistory.Append(h, e)
+		}
+		b, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h) > 1 && len(b) > rowhistory.MaxBytes {
+			t.Errorf("%d entries of %d bytes kept, over %d", len(h), len(b), rowhistory.MaxBytes)
+		}
+		if h[len(h)-1].Generation != int64(entries-1) {
+			t.Errorf("the newest entry was dropped")
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
