@@ -22,6 +22,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/rowhistory"
 )
 
 // DefaultRowWorkers is how many rows are reconciled at once: a row's reconcile mostly
@@ -32,6 +33,9 @@ const DefaultRowWorkers = 32
 // validates its values against the board's schemas.
 type LeaderboardRowReconciler struct {
 	client.Client
+	// APIReader reads a row's whole status from the apiserver when the cache keeps a
+	// stripped one (rowhistory.StripForCache); nil reads the cache.
+	APIReader client.Reader
 	// Workers overrides DefaultRowWorkers (0 keeps the default).
 	Workers int
 }
@@ -66,6 +70,18 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		// back through the cache: writing it now would be done twice, once here and
 		// once more for the patch's own event seen before the status write.
 		return ctrl.Result{}, err
+	}
+	if r.APIReader != nil && rowhistory.NeedsFullStatus(row) {
+		// A new generation: the history entry needs the kept entries and the observed
+		// values, which the cache does not hold. One read, no extra write.
+		full := &hubv1alpha1.LeaderboardRow{}
+		if err := r.APIReader.Get(ctx, req.NamespacedName, full); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		if full.UID != row.UID || full.Generation != row.Generation {
+			return ctrl.Result{}, nil // another version is on its way through the cache
+		}
+		row = full
 	}
 	want := rowStatus(row, lb, time.Now())
 	if equality.Semantic.DeepEqual(want, row.Status) {

@@ -29,7 +29,11 @@ func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now
 	if st.UpdatedAt != nil {
 		changedAt = st.UpdatedAt.Time
 	}
-	st.History, st.ObservedValues = rowhistory.Record(row, &st, changedAt)
+	if row.Generation != st.ObservedGeneration {
+		// Only then: the cache keeps a stripped history (rowhistory.StripForCache), and
+		// the reconciler reads the whole status for a new generation.
+		st.History, st.ObservedValues = rowhistory.Record(row, &st, changedAt)
+	}
 	st.ObservedGeneration = row.Generation
 	st.InvalidFields = nil
 	cond := metav1.Condition{Type: hubv1alpha1.ConditionValid, ObservedGeneration: row.Generation}

@@ -76,6 +76,13 @@ func (rd *Read) ServeHistory(w http.ResponseWriter, r *http.Request) {
 			row = nil
 		}
 	}
+	if row != nil {
+		if row, err = Full(r.Context(), rd.o.API, row); err != nil {
+			rd.o.Log.Error(err, "Reading a leaderboard row failed", "leaderboard", client.ObjectKeyFromObject(lb))
+			fail(apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the row cannot be read now; try again"))
+			return
+		}
+	}
 	if row == nil {
 		fail(notFound)
 		return
@@ -160,7 +167,26 @@ type RowFinder struct {
 	indexer atomic.Pointer[toolscache.Indexer]
 }
 
-// Row returns the board's row with this UID, or nil. The row is the cache's: read-only.
+// Full returns the row with its whole status from the apiserver (api), since the cache
+// keeps a stripped history (rowhistory.StripForCache); nil when it is gone. With no api
+// it returns the row it is given. Callers decide who may read the row from the cached
+// copy first, so that only allowed readers cause an apiserver read.
+func Full(ctx context.Context, api client.Reader, row *hubv1alpha1.LeaderboardRow) (*hubv1alpha1.LeaderboardRow, error) {
+	if api == nil {
+		return row, nil
+	}
+	uid := row.UID
+	full := &hubv1alpha1.LeaderboardRow{}
+	if err := api.Get(ctx, client.ObjectKeyFromObject(row), full); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	if full.UID != uid {
+		return nil, nil // deleted and created again under the same name meanwhile
+	}
+	return full, nil
+}
+
+// Row returns the board's row with this UID from the cache, or nil: read-only.
 func (f *RowFinder) Row(ctx context.Context, c client.Reader, lb *hubv1alpha1.Leaderboard, uid types.UID) (*hubv1alpha1.LeaderboardRow, error) {
 	if idx := f.get(ctx, c); idx != nil {
 		if objs, err := idx.ByIndex(rowIndexName, lb.Namespace+"/"+lb.Name); err == nil {

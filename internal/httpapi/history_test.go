@@ -13,7 +13,6 @@ import (
 	"podium.dev/podium/internal/scheme"
 )
 
-
 type historyBody struct {
 	RowID     string  `json:"row_id"`
 	CreatedBy *string `json:"created_by"`

@@ -71,6 +71,9 @@ type RankedRow struct {
 type ReadOptions struct {
 	// Cache is the manager's cache, with the field indexes of package index.
 	Cache client.Reader
+	// API reads a row's whole status for the row history (the cache keeps a stripped
+	// one); nil reads the cache.
+	API client.Reader
 	// Ranks is the rank index.
 	Ranks Ranks
 	// Reviewer decides private reads (get leaderboards in the board's namespace).

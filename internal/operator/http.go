@@ -36,6 +36,7 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 	})
 	read := httpapi.NewRead(httpapi.ReadOptions{
 		Cache:    mgr.GetCache(),
+		API:      mgr.GetAPIReader(),
 		Ranks:    ranks,
 		Reviewer: c.Reviewer,
 		Log:      log,

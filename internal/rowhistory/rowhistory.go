@@ -320,3 +320,23 @@ func Text(v json.RawMessage, truncated bool) string {
 	}
 	return cut + "…"
 }
+
+// StripForCache drops what the operator's cache need not hold of a row's history (it
+// would cost kilobytes of memory on each of 100,000 rows): the observed values, and
+// every entry but the newest one's time, which the web page's "changed" mark reads
+// (LastChange). Whoever needs the rest reads the row from the apiserver: the row
+// controller for a new generation (NeedsFullStatus), the history reads.
+func StripForCache(row *hubv1alpha1.LeaderboardRow) {
+	row.Status.ObservedValues = nil
+	if n := len(row.Status.History); n > 0 {
+		row.Status.History = []hubv1alpha1.RowChange{{At: row.Status.History[n-1].At, Generation: row.Status.History[n-1].Generation}}
+	}
+}
+
+// NeedsFullStatus says whether the row controller must read a cached row's status from
+// the apiserver before writing it: at a new generation (Record needs the observed
+// values and the kept entries) of a row whose status it wrote before (before that,
+// there is nothing the cache could have dropped).
+func NeedsFullStatus(row *hubv1alpha1.LeaderboardRow) bool {
+	return row.Generation != row.Status.ObservedGeneration && row.Status.ObservedGeneration != 0
+}

@@ -353,3 +353,35 @@ func abs(n int) int {
 	}
 	return n
 }
+
+func TestStripForCache(t *testing.T) {
+	r, st := typicalRow()
+	r.Status = st
+	last := st.History[len(st.History)-1]
+	rowhistory.StripForCache(r)
+	want := []hubv1alpha1.RowChange{{At: last.At, Generation: last.Generation}}
+	if diff := cmp.Diff(want, r.Status.History); diff != "" || r.Status.ObservedValues != nil {
+		t.Errorf("stripped history (-want +got):\n%s\nobserved values: %v", diff, r.Status.ObservedValues)
+	}
+	if got := rowhistory.LastChange(r); got == nil || !got.Equal(&last.At) {
+		t.Errorf("LastChange of a stripped row = %v, want %v", got, last.At)
+	}
+	fresh := row(1, "", `{}`)
+	rowhistory.StripForCache(fresh)
+	if fresh.Status.History != nil || rowhistory.LastChange(fresh) != nil {
+		t.Errorf("a row without history got one: %v", fresh.Status.History)
+	}
+}
+
+func TestNeedsFullStatus(t *testing.T) {
+	for _, tc := range []struct {
+		gen, observed int64
+		want          bool
+	}{{1, 0, false}, {1, 1, false}, {2, 1, true}, {5, 3, true}} {
+		r := row(tc.gen, "", `{}`)
+		r.Status.ObservedGeneration = tc.observed
+		if got := rowhistory.NeedsFullStatus(r); got != tc.want {
+			t.Errorf("generation %d, observed %d: %v, want %v", tc.gen, tc.observed, got, tc.want)
+		}
+	}
+}

@@ -73,6 +73,12 @@ func (p *Pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if row != nil && (public || member) {
+		if row, err = httpapi.Full(ctx, p.o.API, row); err != nil {
+			p.fail(w, r, err, "Reading a leaderboard row", "leaderboard", client.ObjectKeyFromObject(lb))
+			return
+		}
+	}
 	if row == nil || (!public && !member) {
 		p.render(w, r, rowNotFound.Status, "error", rowNotFound, private)
 		return

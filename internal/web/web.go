@@ -57,6 +57,9 @@ type Options struct {
 	Reviewer authn.Reviewer
 	// Log receives failures (never a row's content or a token).
 	Log logr.Logger
+	// API reads a row's whole status for its history page (the cache keeps a stripped
+	// one); nil reads Reader.
+	API client.Reader
 	// Now is the clock of the pages' "changed in the last 7 days" marks; nil is time.Now.
 	Now func() time.Time
 }
