@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -107,10 +108,15 @@ var _ = Describe("Who last changed a row", func() {
 		Expect(r.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationCreatedBy, aliceName), "the creator stays")
 
 		By("a GitOps controller applying the row is named as itself")
-		apply := row(ns, "r1", "b", map[string]any{"reward": 0.7})
-		apply.TypeMeta = metav1.TypeMeta{APIVersion: hubv1alpha1.GroupVersion.String(), Kind: "LeaderboardRow"}
-		Expect(gitops.Patch(ctx, apply, client.Apply, client.FieldOwner("gitops"), client.ForceOwnership)).To(Succeed())
-		Expect(apply.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationUpdatedBy, gitopsName))
+		apply := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": hubv1alpha1.GroupVersion.String(), "kind": "LeaderboardRow",
+			"metadata": map[string]any{"namespace": ns, "name": "r1"},
+			"spec":     map[string]any{"leaderboard": "b", "metadata": map[string]any{"agent": "r1"}, "metrics": map[string]any{"reward": 0.7}},
+		}}
+		Expect(gitops.Apply(ctx, client.ApplyConfigurationFromUnstructured(apply), client.FieldOwner("gitops"), client.ForceOwnership)).To(Succeed())
+		got := &hubv1alpha1.LeaderboardRow{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), got)).To(Succeed())
+		Expect(got.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationUpdatedBy, gitopsName))
 	})
 })
 
