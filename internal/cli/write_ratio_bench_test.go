@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,15 +15,18 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/scheme"
@@ -105,6 +109,13 @@ func BenchmarkWriteRatio(b *testing.B) {
 		b.Fatal(err)
 	}
 	apiMetrics := func() map[string]float64 { return requestCounts(ctx, b, wcfg) }
+	apiHC, err := rest.HTTPClientFor(wcfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpuAt := func() cpu {
+		return cpuNow(ctx, b, apiHC, strings.TrimSuffix(wcfg.Host, "/")+"/metrics", env.ControlPlane.Etcd.URL.String()+"/metrics")
+	}
 	newOrg := func(prefix string) (org, board string) {
 		org = fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: org}}); err != nil {
@@ -151,7 +162,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		if err := c.Create(ctx, cmOrg); err != nil {
 			b.Fatal(err)
 		}
-		before := apiMetrics()
+		before, cpu0 := apiMetrics(), cpuAt()
 		start := time.Now()
 		parallel(b, n, 16, func(i int) error {
 			md, mt, tr := rowSpec(i)
@@ -163,6 +174,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		})
 		cmRate := float64(n) / time.Since(start).Seconds()
 		cmWrites := writesPer(before, apiMetrics(), "configmaps", n)
+		cmCPU := cpuAt().per(cpu0, n)
 
 		// kubectl's ceiling: the same ConfigMaps through kubectl apply.
 		var m strings.Builder
@@ -174,9 +186,40 @@ func BenchmarkWriteRatio(b *testing.B) {
 		if err := os.WriteFile(cmManifest, []byte(m.String()), 0o644); err != nil {
 			b.Fatal(err)
 		}
+		cpu0 = cpuAt()
 		start = time.Now()
 		run(kubectl, "apply", "-f", cmManifest)
 		kubectlCMRate := float64(n) / time.Since(start).Seconds()
+		kubectlCMCPU := cpuAt().per(cpu0, n)
+
+		// The same rows from 16 goroutines of this process (no CLI), until served: the
+		// apiserver's and the operator's share, without the command's own.
+		rawOrg, rawBoard := newOrg("raw-ratio")
+		var rawLB hubv1alpha1.Leaderboard
+		if err := c.Get(ctx, client.ObjectKey{Namespace: rawOrg, Name: rawBoard}, &rawLB); err != nil {
+			b.Fatal(err)
+		}
+		controller := true
+		before, cpu0 = apiMetrics(), cpuAt()
+		stopProfile := profileAPIServer(ctx, b, apiHC, wcfg.Host)
+		start = time.Now()
+		parallel(b, n, 16, func(i int) error {
+			md, mt, tr := rowSpec(i)
+			r := &hubv1alpha1.LeaderboardRow{
+				ObjectMeta: metav1.ObjectMeta{Namespace: rawOrg, GenerateName: rawBoard + "-",
+					OwnerReferences: []metav1.OwnerReference{{APIVersion: hubv1alpha1.GroupVersion.String(), Kind: "Leaderboard",
+						Name: rawBoard, UID: rawLB.UID, Controller: &controller}}},
+				Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: rawBoard,
+					Metadata: &apiextensionsv1.JSON{Raw: yamlJSON(md)}, Metrics: &apiextensionsv1.JSON{Raw: yamlJSON(mt)}, TrialIDs: []string{tr}},
+			}
+			return c.Create(ctx, r)
+		})
+		rawDone := time.Since(start)
+		stopProfile()
+		served(rawOrg, n)
+		rawRate := float64(n) / time.Since(start).Seconds()
+		rawWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
+		rawCPU := cpuAt().per(cpu0, n)
 
 		// podium row create, files of 500, until served.
 		org, _ := newOrg("cli-ratio")
@@ -190,7 +233,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		if err := os.WriteFile(rowsFile, []byte(rows.String()), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		before = apiMetrics()
+		before, cpu0 = apiMetrics(), cpuAt()
 		start = time.Now()
 		for range n / perFile {
 			run(bin, "hub", "leaderboard", "row", "create", org+"/bench/main", "--config", rowsFile, "--quiet")
@@ -199,6 +242,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		served(org, n)
 		cliRate := float64(n) / time.Since(start).Seconds()
 		cliWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
+		cliCPU := cpuAt().per(cpu0, n)
 
 		// kubectl apply -f of the same rows, until served.
 		kOrg, board := newOrg("kubectl-ratio")
@@ -211,23 +255,84 @@ func BenchmarkWriteRatio(b *testing.B) {
 		if err := os.WriteFile(manifest, []byte(m.String()), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		before = apiMetrics()
+		before, cpu0 = apiMetrics(), cpuAt()
 		start = time.Now()
 		run(kubectl, "apply", "-f", manifest)
 		kubectlDone := time.Since(start)
 		served(kOrg, n)
 		kubectlRate := float64(n) / time.Since(start).Seconds()
 		kubectlWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
+		kubectlCPU := cpuAt().per(cpu0, n)
 
 		b.ReportMetric(cliRate/cmRate*100, "%cli-of-ceiling")
 		b.ReportMetric(kubectlRate/kubectlCMRate*100, "%kubectl-of-ceiling")
-		fmt.Printf("write-ratio: ceiling: %d ConfigMaps of a row's bytes, 16 writers: %.0f objects/s (%s)\n", n, cmRate, cmWrites)
-		fmt.Printf("write-ratio: podium row create, %d x %d rows, served by the read: %.0f rows/s = %.0f%% of the ceiling (commands done after %.1fs, served after %.1fs; %s)\n",
-			n/perFile, perFile, cliRate, cliRate/cmRate*100, cliDone.Seconds(), float64(n)/cliRate, cliWrites)
-		fmt.Printf("write-ratio: kubectl's ceiling: kubectl apply -f of the %d ConfigMaps: %.0f objects/s\n", n, kubectlCMRate)
-		fmt.Printf("write-ratio: kubectl apply -f of %d rows, served by the read: %.0f rows/s = %.0f%% of kubectl's ceiling, %.0f%% of the 16-writer ceiling (apply done after %.1fs, served after %.1fs; %s)\n",
-			n, kubectlRate, kubectlRate/kubectlCMRate*100, kubectlRate/cmRate*100, kubectlDone.Seconds(), float64(n)/kubectlRate, kubectlWrites)
+		fmt.Printf("write-ratio: ceiling: %d ConfigMaps of a row's bytes, 16 writers: %.0f objects/s (%s; %s)\n", n, cmRate, cmWrites, cmCPU)
+		fmt.Printf("write-ratio: rows created by 16 writers of the bench (no CLI), served by the read: %.0f rows/s = %.0f%% of the ceiling (created after %.1fs; %s; %s)\n",
+			rawRate, rawRate/cmRate*100, rawDone.Seconds(), rawWrites, rawCPU)
+		fmt.Printf("write-ratio: podium row create, %d x %d rows, served by the read: %.0f rows/s = %.0f%% of the ceiling (commands done after %.1fs, served after %.1fs; %s; %s)\n",
+			n/perFile, perFile, cliRate, cliRate/cmRate*100, cliDone.Seconds(), float64(n)/cliRate, cliWrites, cliCPU)
+		fmt.Printf("write-ratio: kubectl's ceiling: kubectl apply -f of the %d ConfigMaps: %.0f objects/s (%s)\n", n, kubectlCMRate, kubectlCMCPU)
+		fmt.Printf("write-ratio: kubectl apply -f of %d rows, served by the read: %.0f rows/s = %.0f%% of kubectl's ceiling, %.0f%% of the 16-writer ceiling (apply done after %.1fs, served after %.1fs; %s; %s)\n",
+			n, kubectlRate, kubectlRate/kubectlCMRate*100, kubectlRate/cmRate*100, kubectlDone.Seconds(), float64(n)/kubectlRate, kubectlWrites, kubectlCPU)
 	}
+}
+
+// cpu is the CPU time, in seconds, each part of the bench has used so far: the
+// apiserver and etcd (their process_cpu_seconds_total), this process (the operator
+// and the bench's own writers and poller), and the commands it ran and waited for
+// (the CLI, kubectl). CPU seconds per object say where the work goes whatever else
+// the machine runs, which rates alone cannot.
+type cpu struct{ apiserver, etcd, self, children float64 }
+
+func cpuNow(ctx context.Context, b *testing.B, apiserver *http.Client, apiURL, etcdURL string) cpu {
+	var self, children syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &self); err != nil {
+		b.Fatal(err)
+	}
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children); err != nil {
+		b.Fatal(err)
+	}
+	secs := func(r syscall.Rusage) float64 {
+		return float64(r.Utime.Sec+r.Stime.Sec) + float64(r.Utime.Usec+r.Stime.Usec)/1e6
+	}
+	return cpu{
+		apiserver: processCPU(ctx, b, apiserver, apiURL),
+		etcd:      processCPU(ctx, b, http.DefaultClient, etcdURL),
+		self:      secs(self),
+		children:  secs(children),
+	}
+}
+
+func (c cpu) per(before cpu, n int) string {
+	k := 1000 / float64(n)
+	return fmt.Sprintf("CPU s per 1,000: apiserver %.1f, etcd %.1f, operator+bench %.1f, commands %.1f",
+		(c.apiserver-before.apiserver)*k, (c.etcd-before.etcd)*k, (c.self-before.self)*k, (c.children-before.children)*k)
+}
+
+// processCPU reads process_cpu_seconds_total from a /metrics endpoint.
+func processCPU(ctx context.Context, b *testing.B, hc *http.Client, url string) float64 {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "process_cpu_seconds_total "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return f
+		}
+	}
+	b.Fatalf("%s: no process_cpu_seconds_total", url)
+	return 0
 }
 
 // parallel runs do(0..n-1) on workers goroutines and fails b on the first error.
@@ -361,3 +466,49 @@ func writesPer(before, after map[string]float64, resource string, n int) string 
 	sort.Strings(parts)
 	return fmt.Sprintf("%.2f writes per object: %s", total/float64(n), strings.Join(parts, ", "))
 }
+
+// yamlJSON turns a YAML flow mapping ("{agent: a}") into JSON.
+func yamlJSON(s string) []byte {
+	j, err := yaml.YAMLToJSON([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return j
+}
+
+// profileAPIServer, when PODIUM_BENCH_PPROF names a directory, takes a 20-second CPU
+// profile of the apiserver (its /debug/pprof/profile) from now, written to
+// apiserver-rows.pprof there: where a row's apiserver time goes (go tool pprof -top).
+// The returned function waits for it.
+func profileAPIServer(ctx context.Context, b *testing.B, hc *http.Client, host string) func() {
+	dir := os.Getenv("PODIUM_BENCH_PPROF")
+	if dir == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(host, "/")+"/debug/pprof/profile?seconds=20", nil)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		f, err := os.Create(filepath.Join(dir, "apiserver-rows.pprof"))
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer func() { _ = f.Close() }()
+		if _, err := io.Copy(f, resp.Body); err != nil {
+			b.Error(err)
+		}
+	}()
+	return func() { <-done }
+}
+
