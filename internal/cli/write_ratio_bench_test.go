@@ -511,4 +511,3 @@ func profileAPIServer(ctx context.Context, b *testing.B, hc *http.Client, host s
 	}()
 	return func() { <-done }
 }
-
