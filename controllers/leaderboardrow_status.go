@@ -30,11 +30,12 @@ func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now
 		changedAt = st.UpdatedAt.Time
 	}
 	if row.Generation != st.ObservedGeneration {
-		// Only then: the cache keeps a stripped history (rowhistory.StripForCache), and
-		// the reconciler reads the whole status for a new generation.
+		// Only then. The cache keeps a stripped history (rowhistory.StripForCache); the
+		// reconciler reads the whole status before it writes one.
 		st.History, st.ObservedValues = rowhistory.Record(row, &st, changedAt)
 	}
 	st.ObservedGeneration = row.Generation
+	st.ID = string(row.UID)
 	st.InvalidFields = nil
 	cond := metav1.Condition{Type: hubv1alpha1.ConditionValid, ObservedGeneration: row.Generation}
 	switch errs, err := validateRow(row, lb); {

@@ -334,9 +334,10 @@ func StripForCache(row *hubv1alpha1.LeaderboardRow) {
 }
 
 // NeedsFullStatus says whether the row controller must read a cached row's status from
-// the apiserver before writing it: at a new generation (Record needs the observed
-// values and the kept entries) of a row whose status it wrote before (before that,
-// there is nothing the cache could have dropped).
+// the apiserver before writing it: whenever it wrote the status before (the cache may
+// have stripped a history from it, which a status update would otherwise erase, and a
+// new generation's entry needs the kept entries and observed values). A row whose
+// status it never wrote has nothing the cache could have dropped.
 func NeedsFullStatus(row *hubv1alpha1.LeaderboardRow) bool {
-	return row.Generation != row.Status.ObservedGeneration && row.Status.ObservedGeneration != 0
+	return row.Status.ObservedGeneration != 0
 }

@@ -377,7 +377,7 @@ func TestNeedsFullStatus(t *testing.T) {
 	for _, tc := range []struct {
 		gen, observed int64
 		want          bool
-	}{{1, 0, false}, {1, 1, false}, {2, 1, true}, {5, 3, true}} {
+	}{{1, 0, false}, {1, 1, true}, {2, 1, true}, {5, 3, true}} {
 		r := row(tc.gen, "", `{}`)
 		r.Status.ObservedGeneration = tc.observed
 		if got := rowhistory.NeedsFullStatus(r); got != tc.want {
