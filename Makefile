@@ -66,6 +66,17 @@ test: manifests generate fmt-check vet controlplane build ## Run every test, wit
 	KUBEBUILDER_ASSETS="$(ASSETS)" PODIUM_BIN="$(CURDIR)/bin" $(GO) test -race ./... -count=1 $(GOTEST_FLAGS)
 	$(GO) -C hack/image test -race ./... -count=1 $(GOTEST_FLAGS)
 
+.PHONY: e2e
+e2e: ## As root: a real single-node cluster (kubelet, containerd, CNI, kube-proxy), Podium installed from dist/install.yaml, the e2e tests; stops it all.
+	bash hack/e2e/run.sh
+
+.PHONY: e2e-down
+e2e-down: ## Stop a node left running by PODIUM_E2E_KEEP=1 make e2e and remove what it left.
+	@dir="$${PODIUM_E2E_DIR:-$(CURDIR)/.podium-e2e}"; \
+	if [ -f "$$dir/runner.pid" ] && kill -TERM "$$(cat "$$dir/runner.pid")" 2>/dev/null; then \
+	  while kill -0 "$$(cat "$$dir/runner.pid")" 2>/dev/null; do sleep 1; done; fi; \
+	if [ -x bin/podium-e2e-node ]; then bin/podium-e2e-node clean -dir "$$dir" -node-assets "$$(bash hack/controlplane.sh node)"; fi
+
 .PHONY: bench
 bench: controlplane build ## Print benchmark figures (see docs/performance.md).
 	KUBEBUILDER_ASSETS="$(ASSETS)" PODIUM_BIN="$(CURDIR)/bin" bash hack/bench.sh
