@@ -61,10 +61,8 @@ stop_node() {
   runner_pid=""
   # Nothing of the node may be left: no process naming its directory.
   local left
-  left="$(grep -lsF "$dir" /proc/[0-9]*/cmdline 2>/dev/null | sed 's#/proc/\([0-9]*\)/cmdline#\1#' | grep -vx "$$" || true)"
-  if [ -n "$left" ]; then
-    echo "!! processes of the node are still running:" >&2
-    ps -o pid,args -p $left >&2 || true
+  if pgrep -a -f -- "$dir/" >&2; then
+    echo "!! the processes above, of the node, are still running" >&2
     return 1
   fi
   echo ">> the node is stopped; nothing of it is running" >&2

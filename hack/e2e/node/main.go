@@ -314,6 +314,9 @@ disabled_plugins = ["io.containerd.snapshotter.v1.devmapper", "io.containerd.sna
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = %[5]q
   netns_mounts_under_state_dir = true
+  # No process here may lower its oom_score_adj (the machine withholds CAP_SYS_RESOURCE);
+  # the kubelet asks -998 for every sandbox. Clamp to containerd's own score instead.
+  restrict_oom_score_adj = true
   enable_unprivileged_ports = false
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
@@ -613,6 +616,12 @@ func (n *Node) Clean() {
 	// Veth ends left on the host side go with their network namespaces; the namespaces
 	// are files under the state directory (netns_mounts_under_state_dir), unmounted above.
 	removeCgroups("kubepods")
+	removeIptables()
+	// containerd 1.6 keeps its shims' sockets in /run/containerd/s whatever its state
+	// directory: remove what is empty once the shims are gone.
+	for _, d := range []string{"/run/containerd/s", "/run/containerd/fifo", "/run/containerd/runc/" + ContainerdNS, "/run/containerd/runc", "/run/containerd"} {
+		_ = syscall.Rmdir(d)
+	}
 	if old, err := os.ReadFile(n.path("ip_forward.old")); err == nil {
 		_ = os.WriteFile("/proc/sys/net/ipv4/ip_forward", old, 0o644)
 		_ = os.Remove(n.path("ip_forward.old"))
@@ -726,6 +735,73 @@ func removeCgroups(top string) {
 			}
 		}
 	}
+}
+
+// removeIptables removes the KUBE-* chains and the jumps to them that the kubelet makes
+// (KUBE-FIREWALL, KUBE-KUBELET-CANARY, KUBE-IPTABLES-HINT) and kube-proxy --cleanup
+// leaves, for IPv4 and IPv6.
+func removeIptables() {
+	for _, bin := range []string{"iptables", "ip6tables"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			continue
+		}
+		for _, table := range []string{"filter", "nat", "mangle"} {
+			out, err := exec.Command(bin, "-w", "-t", table, "-S").Output()
+			if err != nil {
+				continue
+			}
+			var chains []string
+			for _, line := range strings.Split(string(out), "\n") {
+				f := splitRule(line)
+				switch {
+				case len(f) == 2 && f[0] == "-N" && strings.HasPrefix(f[1], "KUBE-"):
+					chains = append(chains, f[1])
+				case len(f) > 3 && f[0] == "-A" && !strings.HasPrefix(f[1], "KUBE-") && strings.Contains(line, "-j KUBE-"):
+					args := append([]string{"-w", "-t", table, "-D"}, f[1:]...)
+					if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+						logf("%s %s: %v: %s", bin, strings.Join(args, " "), err, out)
+					}
+				}
+			}
+			for _, c := range chains {
+				_ = exec.Command(bin, "-w", "-t", table, "-F", c).Run()
+			}
+			for _, c := range chains {
+				if out, err := exec.Command(bin, "-w", "-t", table, "-X", c).CombinedOutput(); err != nil {
+					logf("%s -t %s -X %s: %v: %s", bin, table, c, err, out)
+				}
+			}
+		}
+	}
+}
+
+// splitRule splits a line of iptables -S into its arguments ("..." quotes a comment).
+func splitRule(line string) []string {
+	var (
+		args  []string
+		cur   strings.Builder
+		quote bool
+		any   bool
+	)
+	for _, r := range line {
+		switch {
+		case r == '"':
+			quote, any = !quote, true
+		case r == ' ' && !quote:
+			if any {
+				args = append(args, cur.String())
+				cur.Reset()
+				any = false
+			}
+		default:
+			cur.WriteRune(r)
+			any = true
+		}
+	}
+	if any {
+		args = append(args, cur.String())
+	}
+	return args
 }
 
 func lastLines(b []byte, n int) string {
