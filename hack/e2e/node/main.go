@@ -366,32 +366,37 @@ disabled_plugins = ["io.containerd.snapshotter.v1.devmapper", "io.containerd.sna
 	})
 }
 
-// importImages imports the image archives into containerd's CRI namespace. An archive's
-// name that is not fully qualified ("podium:dev") is also tagged with the name a Pod's
+// importImages imports the image archives into containerd's CRI namespace. An image
+// whose name is not fully qualified ("podium:dev") is also tagged with the name a Pod's
 // image resolves to ("docker.io/library/podium:dev"), as a registry pull would store it.
 func (n *Node) importImages() error {
-	for _, tar := range n.Images {
-		out, err := exec.Command("ctr", "-a", n.Socket(), "-n", ContainerdNS, "images", "import", "--no-unpack", tar).CombinedOutput()
+	ctr := func(args ...string) (string, error) {
+		out, err := exec.Command("ctr", append([]string{"-a", n.Socket(), "-n", ContainerdNS}, args...)...).CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("ctr images import %s: %v: %s", tar, err, out)
+			return "", fmt.Errorf("ctr %s: %v: %s", strings.Join(args, " "), err, out)
 		}
-		// "unpacking NAME (sha256:...)...done" or "NAME saved" depending on flags.
-		for _, line := range strings.Split(string(out), "\n") {
-			f := strings.Fields(line)
-			if len(f) < 2 {
-				continue
+		return string(out), nil
+	}
+	for _, tar := range n.Images {
+		if _, err := ctr("images", "import", tar); err != nil {
+			return err
+		}
+	}
+	out, err := ctr("images", "ls", "-q")
+	if err != nil {
+		return err
+	}
+	for _, name := range strings.Fields(out) {
+		if strings.HasPrefix(name, "sha256:") {
+			continue
+		}
+		if full := normalize(name); full != name {
+			if _, err := ctr("images", "tag", "--force", name, full); err != nil {
+				return err
 			}
-			name := f[0]
-			if f[0] == "unpacking" {
-				name = f[1]
-			}
-			full := normalize(name)
-			if full != name {
-				if out, err := exec.Command("ctr", "-a", n.Socket(), "-n", ContainerdNS, "images", "tag", "--force", name, full).CombinedOutput(); err != nil {
-					return fmt.Errorf("ctr images tag %s %s: %v: %s", name, full, err, out)
-				}
-			}
-			logf("image %s imported from %s", full, filepath.Base(tar))
+			logf("image %s", full)
+		} else {
+			logf("image %s", name)
 		}
 	}
 	return nil
