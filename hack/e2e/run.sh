@@ -30,6 +30,15 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+# One node per machine: its bridge, address and port are fixed.
+lock="${XDG_CACHE_HOME:-$HOME/.cache}/podium/e2e.lock"
+mkdir -p "$(dirname "$lock")"
+exec 8>"$lock"
+if ! flock -n 8; then
+  echo ">> another make e2e runs on this machine; waiting for it ($lock)" >&2
+  flock 8
+fi
+
 t0=$(date +%s)
 cp="$(bash hack/controlplane.sh)"
 node="$(bash hack/controlplane.sh node)"
@@ -63,6 +72,16 @@ stop_node() {
   local left
   if pgrep -a -f -- "$dir/" >&2; then
     echo "!! the processes above, of the node, are still running" >&2
+    return 1
+  fi
+  # Nor anything it put in the kernel or outside its directory.
+  local bad=""
+  ip link show podium-e2e0 >/dev/null 2>&1 && bad+=" bridge podium-e2e0;"
+  iptables-save 2>/dev/null | grep -q -- '-j KUBE-\|^:KUBE-' && bad+=" KUBE-* iptables chains;"
+  grep -q " $dir/" /proc/self/mountinfo && bad+=" mounts under $dir;"
+  find /var/log/containers -maxdepth 1 -lname "$dir/*" 2>/dev/null | grep -q . && bad+=" links in /var/log/containers;"
+  if [ -n "$bad" ]; then
+    echo "!! the node left:$bad" >&2
     return 1
   fi
   echo ">> the node is stopped; nothing of it is running" >&2

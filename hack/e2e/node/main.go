@@ -622,6 +622,7 @@ func (n *Node) Clean() {
 	// are files under the state directory (netns_mounts_under_state_dir), unmounted above.
 	removeCgroups("kubepods")
 	removeIptables()
+	n.removeSystemPaths()
 	// containerd 1.6 keeps its shims' sockets in /run/containerd/s whatever its state
 	// directory: remove what is empty once the shims are gone.
 	for _, d := range []string{"/run/containerd/s", "/run/containerd/fifo", "/run/containerd/runc/" + ContainerdNS, "/run/containerd/runc", "/run/containerd"} {
@@ -739,6 +740,33 @@ func removeCgroups(top string) {
 				logf("rmdir %s: %v", dirs[i], err)
 			}
 		}
+	}
+}
+
+// removeSystemPaths removes what the tools write outside the directory whatever they are
+// told: the kubelet's links in /var/log/containers (a path compiled in) and its device
+// plugin socket in /var/lib/kubelet/device-plugins (idem), and the CNI result cache of
+// containerd 1.6 in /var/lib/cni/results (not configurable there). Only this node's
+// entries go; a directory goes only when that leaves it empty.
+func (n *Node) removeSystemPaths() {
+	if entries, err := os.ReadDir("/var/log/containers"); err == nil {
+		for _, e := range entries {
+			link := filepath.Join("/var/log/containers", e.Name())
+			if target, err := os.Readlink(link); err == nil && strings.HasPrefix(target, n.Dir+"/") {
+				_ = os.Remove(link)
+			}
+		}
+	}
+	if entries, err := os.ReadDir("/var/lib/cni/results"); err == nil {
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "podium-e2e-") {
+				_ = os.Remove(filepath.Join("/var/lib/cni/results", e.Name()))
+			}
+		}
+	}
+	_ = os.Remove("/var/lib/kubelet/device-plugins/kubelet.sock")
+	for _, d := range []string{"/var/log/containers", "/var/lib/cni/results", "/var/lib/cni", "/var/lib/kubelet/device-plugins", "/var/lib/kubelet"} {
+		_ = syscall.Rmdir(d)
 	}
 }
 
