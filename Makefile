@@ -11,8 +11,8 @@ ASSETS         = $(shell bash hack/controlplane.sh)
 IMG           ?= podium:dev
 VERSION       ?= dev
 GOTEST_FLAGS  ?=
-# Every Go file of the tree, tracked or not (bin/ and .podium-dev/ hold no sources of ours).
-GO_FILES       = $(shell find . \( -path ./bin -o -path ./.podium-dev -o -path ./.git \) -prune -o -name '*.go' -print)
+# Every Go file of the tree, tracked or not (bin/, .podium-dev/ and .podium-e2e/ hold no sources of ours).
+GO_FILES       = $(shell find . \( -path ./bin -o -path ./.podium-dev -o -path ./.podium-e2e -o -path ./.git \) -prune -o -name '*.go' -print)
 # golangci-lint, pinned in its own module (hack/tools/go.mod) so the main go.mod does not
 # carry its dependencies; built from the Go module proxy into bin/ on first use.
 GOLANGCI_LINT  = $(CURDIR)/bin/golangci-lint
@@ -41,8 +41,9 @@ fmt: ## Run gofmt on every Go file, committed or not.
 	gofmt -l -w $(GO_FILES)
 
 .PHONY: vet
-vet: ## Run go vet (also on hack/image and hack/loadgen, modules of their own).
+vet: ## Run go vet (also on test/e2e, behind its build tag, and hack/image and hack/loadgen, modules of their own).
 	$(GO) vet ./...
+	$(GO) vet -tags e2e ./test/e2e/
 	$(GO) -C hack/image vet ./...
 	$(GO) -C hack/loadgen vet ./...
 
