@@ -28,7 +28,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -368,7 +367,6 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 				}
 			}
 			g.Expect(names).To(HaveLen(2))
-			var dep *appsv1.Deployment
 			dep, err := cs.AppsV1().Deployments(system).Get(ctx, "podium-operator", metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(dep.Status.ReadyReplicas).To(Equal(int32(2)))

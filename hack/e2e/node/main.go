@@ -599,7 +599,7 @@ func (n *Node) Clean() {
 	// The shims of this node's containerd, and the containers they hold.
 	for _, pid := range processesMentioning(n.Socket()) {
 		logf("killing leftover process %d (a containerd shim of this node)", pid)
-		killTree(pid)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	for _, pid := range processesInCgroup("kubepods") {
 		logf("killing leftover container process %d", pid)
@@ -696,10 +696,6 @@ func processesInCgroup(top string) []int {
 		return nil
 	})
 	return pids
-}
-
-func killTree(pid int) {
-	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
 // unmountUnder unmounts every mount point under dir, deepest first.
