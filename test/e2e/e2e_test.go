@@ -389,7 +389,7 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 		// The org owner role (Podium's kinds) and what a platform team grants for runs.
 		jobs := &rbacv1.Role{
 			ObjectMeta: metav1.ObjectMeta{Name: "run-submitter", Namespace: ns},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "create"}}},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "create"}}},
 		}
 		_, err = cs.RbacV1().Roles(ns).Create(ctx, jobs, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())

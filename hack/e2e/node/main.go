@@ -280,7 +280,7 @@ func (n *Node) hostNetwork() error {
 		{"link", "set", Bridge, "up"},
 	} {
 		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+			return fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, out)
 		}
 	}
 	if err := os.WriteFile("/proc/sys/net/ipv4/ip_forward", []byte("1\n"), 0o644); err != nil {
@@ -373,7 +373,7 @@ func (n *Node) importImages() error {
 	ctr := func(args ...string) (string, error) {
 		out, err := exec.Command("ctr", append([]string{"-a", n.Socket(), "-n", ContainerdNS}, args...)...).CombinedOutput()
 		if err != nil {
-			return "", fmt.Errorf("ctr %s: %v: %s", strings.Join(args, " "), err, out)
+			return "", fmt.Errorf("ctr %s: %w: %s", strings.Join(args, " "), err, out)
 		}
 		return string(out), nil
 	}
@@ -880,4 +880,3 @@ func waitFor(ctx context.Context, what string, limit time.Duration, cond func() 
 		}
 	}
 }
-
