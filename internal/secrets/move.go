@@ -117,8 +117,11 @@ func (l *Lifecycle) deleteOriginal(ctx context.Context, hs *hubv1alpha1.HostedSe
 	if hs.Spec.SecretRef.Name != hs.Name {
 		return nil // a move only ever keeps the name the store gave
 	}
+	// Read through Client (the operator's cache, which holds Podium's Secrets, as the
+	// original is): this runs on every reconcile of a moved secret, and an original that
+	// is there has been there since long before the move.
 	orig := &corev1.Secret{}
-	err := l.Reader.Get(ctx, client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}, orig)
+	err := l.Client.Get(ctx, client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}, orig)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -129,10 +132,9 @@ func (l *Lifecycle) deleteOriginal(ctx context.Context, hs *hubv1alpha1.HostedSe
 		return nil
 	}
 	key, _ := l.Place.Of(hs)
-	cp := &corev1.Secret{}
-	if err := l.Reader.Get(ctx, key, cp); err != nil {
-		// No copy (yet): never delete the only value.
-		return client.IgnoreNotFound(err)
+	cp, err := getFirst(ctx, key, []client.Reader{l.Client, l.Reader})
+	if err != nil || cp == nil {
+		return err // no copy (yet): never delete the only value
 	}
 	if ok, _ := Granted(cp, hs); !ok {
 		return nil
