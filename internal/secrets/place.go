@@ -46,10 +46,10 @@ func (p Place) NewValueRef(name string) hubv1alpha1.SecretValueRef {
 // own nor the value namespace: Podium never reads, adopts or deletes a Secret there.
 func (p Place) Of(hs *hubv1alpha1.HostedSecret) (key client.ObjectKey, ok bool) {
 	ns := hs.Spec.SecretRef.Namespace
-	switch {
-	case ns == "" || ns == hs.Namespace:
+	switch ns {
+	case "", hs.Namespace:
 		return client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}, true
-	case ns == p.Namespace:
+	case p.Namespace:
 		return client.ObjectKey{Namespace: ns, Name: hs.Spec.SecretRef.Name}, true
 	default:
 		return client.ObjectKey{}, false

@@ -84,6 +84,23 @@ func deliver(o org, p person, names ...string) map[string][]byte {
 	return run.Data
 }
 
+// updateRef changes hs's secretRef as c, on the HostedSecret as it is now (the
+// controller writes its status meanwhile), and returns the answer that was not a conflict.
+func updateRef(c client.Client, hs *hubv1alpha1.HostedSecret, change func(*hubv1alpha1.SecretValueRef)) error {
+	var err error
+	for range 20 {
+		cur := &hubv1alpha1.HostedSecret{}
+		if err = k8sClient.Get(ctx, client.ObjectKeyFromObject(hs), cur); err != nil {
+			return err
+		}
+		change(&cur.Spec.SecretRef)
+		if err = c.Update(ctx, cur); !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return err
+}
+
 // olderStore stores as Podium did before values moved out of the org namespace: the
 // same store with no value namespace writes the value Secret next to its HostedSecret,
 // owned by it.
@@ -202,21 +219,16 @@ var _ = Describe("Where values live", func() {
 		decl := declared(acme, "decl", owner.User, "DECL_KEY", "decl-value")
 		ownerClient, _ := asPerson(owner)
 		Expect(ownerClient.Create(ctx, decl)).To(Succeed())
-		decl.Spec.SecretRef.Namespace = valueNamespace
-		err := ownerClient.Update(ctx, decl)
+		err := updateRef(ownerClient, decl, func(r *hubv1alpha1.SecretValueRef) { r.Namespace = valueNamespace })
 		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("spec.secretRef.namespace"))
 
 		By("even the operator's rights cannot change a namespace once set, or rename the Secret")
-		moved := alices.DeepCopy()
-		moved.Spec.SecretRef.Namespace = acme.Name
-		err = k8sClient.Update(ctx, moved)
+		err = updateRef(k8sClient, alices, func(r *hubv1alpha1.SecretValueRef) { r.Namespace = acme.Name })
 		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("secretRef is immutable"))
-		renamed := &hubv1alpha1.HostedSecret{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(decl), renamed)).To(Succeed())
-		renamed.Spec.SecretRef.Namespace, renamed.Spec.SecretRef.Name = valueNamespace, "other"
-		Expect(apierrors.IsInvalid(k8sClient.Update(ctx, renamed))).To(BeTrue())
+		err = updateRef(k8sClient, decl, func(r *hubv1alpha1.SecretValueRef) { r.Namespace, r.Name = valueNamespace, "other" })
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
 	})
 
 	It("deletes the value when its HostedSecret is deleted, also one left by a stopped operator", func() {
@@ -248,6 +260,7 @@ var _ = Describe("Where values live", func() {
 			failures []string
 			reads    int
 		)
+		var revokedName string
 		stopReading := make(chan struct{})
 		readerDone := make(chan struct{})
 		// readable checks that a reader finds hs's value, with the HostedSecret as it read
@@ -315,6 +328,38 @@ var _ = Describe("Where values live", func() {
 				Expect(readable(hs, values[env])).To(Succeed())
 			}
 
+			By("a move of D raced a revoke by a replica of the older release, which died before deleting the value")
+			d, _, err := older.Store(ctx, secrets.StoreRequest{
+				Slot:  secrets.Slot{Namespace: acme.Name, Scope: hubv1alpha1.ScopeUser, Owner: alice.User, EnvVar: "D_KEY"},
+				Value: []byte("value-of-d-0005"), CreatedBy: alice.User,
+			})
+			Expect(err).NotTo(HaveOccurred())
+			freshD := func() *hubv1alpha1.HostedSecret {
+				hs := &hubv1alpha1.HostedSecret{}
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), hs)).To(Succeed())
+				return hs
+			}
+			staleD := &hubv1alpha1.HostedSecret{}
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), staleD)).To(Succeed())
+			step, err = mover.MoveValue(ctx, staleD.DeepCopy(), secrets.MoveCopied)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(step).To(Equal(secrets.MoveCopied))
+			revokedD := freshD()
+			revokedD.Status.State, revokedD.Status.Reason = hubv1alpha1.StateRevoked, hubv1alpha1.RevokedByRequest
+			Expect(k8sClient.Status().Update(ctx, revokedD)).To(Succeed())
+			// The mover, still holding D as it was before the revoke, must not point the
+			// revoked secret anywhere.
+			step, err = mover.MoveValue(ctx, staleD.DeepCopy(), secrets.MoveDone)
+			Expect(apierrors.IsConflict(err)).To(BeTrue(), "%v", err)
+			Expect(step).To(Equal(secrets.MoveCopied))
+			Expect(freshD().Spec.SecretRef.Namespace).To(BeEmpty())
+			step, err = mover.MoveValue(ctx, freshD(), secrets.MoveDone)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(step).To(Equal(secrets.MoveNone), "a revoked secret is not moved")
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: valueNamespace, Name: d.Name}, &corev1.Secret{})).To(Succeed(), "the copy is left for the operator")
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: d.Name}, &corev1.Secret{})).To(Succeed(), "so is the original")
+			revokedName = d.Name
+
 			By("readers keep reading every value while the new operator moves them")
 			go func() {
 				defer close(readerDone)
@@ -358,6 +403,14 @@ var _ = Describe("Where values live", func() {
 		Expect(failures).To(BeEmpty(), "a value was unreadable during the move")
 		Expect(reads).To(BeNumerically(">", 0))
 		mu.Unlock()
+
+		By("the new operator deletes both sides of the value revoked during its move")
+		Eventually(func(g Gomega) {
+			g.Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: revokedName}, &corev1.Secret{}))).To(BeTrue())
+			var there corev1.SecretList
+			g.Expect(k8sClient.List(ctx, &there, client.InNamespace(valueNamespace), client.MatchingLabels{hubv1alpha1.LabelOrg: acme.Name})).To(Succeed())
+			g.Expect(there.Items).To(HaveLen(3), "A, B and C; not D")
+		}).Should(Succeed())
 
 		By("the declaratively granted Secret stays where the platform team put it")
 		Eventually(func(g Gomega) { g.Expect(readyReason(g, acme, "team")).To(Equal(hubv1alpha1.ReasonActive)) }).Should(Succeed())
