@@ -398,3 +398,34 @@ func TestIntervalOf(t *testing.T) {
 		}
 	}
 }
+
+// TestFind: Find answers each ranked row's rank and range as Page does, and false for
+// rows that are not ranked.
+func TestFind(t *testing.T) {
+	for _, tc := range append(rangeCases, struct {
+		name  string
+		rules []hubv1alpha1.RankRule
+		rows  []*hubv1alpha1.LeaderboardRow
+		want  []string
+	}{name: "no rules", rows: []*hubv1alpha1.LeaderboardRow{testRow("a", 0, "", ""), testRow("b", 1, "", ""), testRow("c", 2, "", "")}}) {
+		r := NewRegistry()
+		lb := testBoard(tc.rules...)
+		r.setBoard(lb)
+		for _, row := range tc.rows {
+			r.setRow(row)
+		}
+		hidden := testRow("hidden", 99, `{}`, "")
+		hidden.Spec.Visibility = hubv1alpha1.RowHide
+		r.setRow(hidden)
+		b := r.Board(lb.UID)
+		for _, e := range b.Page(0, 100) {
+			got, ok := b.Find(e.Row.UID)
+			if !ok || got != e {
+				t.Errorf("%s: Find(%s) = %+v, %v; want %+v", tc.name, e.Row.Name, got, ok, e)
+			}
+		}
+		if _, ok := b.Find(hidden.UID); ok {
+			t.Errorf("%s: Find(hidden row) = true", tc.name)
+		}
+	}
+}

@@ -38,12 +38,15 @@ type Board struct {
 	// names an uncertainty.
 	bands treap
 
+	// nodes finds a ranked row's node by UID. The writer changes it under mu's write
+	// lock; readers (Find) read it under the read lock.
+	nodes map[types.UID]*node
+
 	// The fields below are read and written by the writer only, which the Registry
 	// serializes; readers never touch them.
 	uid      types.UID
 	key      boardKey
 	revision string
-	nodes    map[types.UID]*node
 	counts   []kindCounts
 }
 
@@ -121,6 +124,30 @@ func (b *Board) Page(offset, limit int) []Entry {
 	return out
 }
 
+// Find returns the ranked row with this UID with its rank (and range), or false when the
+// row is not ranked on this board: O(log n).
+func (b *Board) Find(uid types.UID) (Entry, bool) {
+	if b == nil {
+		return Entry{}, false
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := b.nodes[uid]
+	if n == nil {
+		return Entry{}, false
+	}
+	e := Entry{Row: n.row}
+	if len(b.tree.ord.rules) == 0 {
+		e.Rank = b.tree.position(n) + 1
+	} else {
+		e.Rank = b.tree.countBefore(n.key) + 1
+	}
+	if b.bands.ord != nil {
+		e.RankUpper, e.Interval = b.bands.upperOf(n.band), n.band.iv
+	}
+	return e, true
+}
+
 // upsert puts a ranked row in place, or moves it if it changed: O(log n).
 func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 	key := keyOf(b.tree.ord.rules, row)
@@ -189,9 +216,9 @@ func (b *Board) remove(uid types.UID) {
 	if old.band != nil {
 		b.bands.remove(&old.band.node)
 	}
+	delete(b.nodes, uid)
 	b.version.Add(1)
 	b.mu.Unlock()
-	delete(b.nodes, uid)
 }
 
 // touch marks a change of the Leaderboard object that leaves the order as it is.
@@ -207,9 +234,9 @@ func (b *Board) clear() {
 	b.mu.Lock()
 	b.tree.root = nil
 	b.bands.root = nil
+	b.nodes = map[types.UID]*node{}
 	b.version.Add(1)
 	b.mu.Unlock()
-	b.nodes = map[types.UID]*node{}
 }
 
 // rows returns the board's ranked rows, in no order.
@@ -274,9 +301,9 @@ func (b *Board) rebuild(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.Leader
 	b.mu.Lock()
 	b.tree = t
 	b.bands = bands
+	b.nodes = nodes
 	b.version.Add(1)
 	b.mu.Unlock()
-	b.nodes = nodes
 	b.counts = counts
 }
 

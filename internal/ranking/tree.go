@@ -159,6 +159,23 @@ func (t *treap) countBefore(key []value) int {
 	return count
 }
 
+// position counts the nodes before n in the tree's whole order (n must be in the tree).
+func (t *treap) position(n *node) int {
+	count := 0
+	for x := t.root; x != nil; {
+		switch c := t.ord.compare(x, n); {
+		case c == 0:
+			return count + sizeOf(x.left)
+		case c < 0:
+			count += sizeOf(x.left) + 1
+			x = x.right
+		default:
+			x = x.left
+		}
+	}
+	return count
+}
+
 // walk calls fn on up to limit nodes in order, starting at position offset (from 0):
 // O(log n) to seek, then O(1) amortized a node.
 func (t *treap) walk(offset, limit int, fn func(*node)) {
