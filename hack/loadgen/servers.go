@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -125,6 +126,15 @@ type sortedBoard []ranking.Entry
 
 func (s sortedBoard) Len() int        { return len(s) }
 func (s sortedBoard) Version() uint64 { return 0 }
+func (s sortedBoard) Find(uid types.UID) (httpapi.RankedRow, bool) {
+	for _, e := range s {
+		if e.Row.UID == uid {
+			return e, true
+		}
+	}
+	return httpapi.RankedRow{}, false
+}
+
 func (s sortedBoard) Page(offset, limit int) []httpapi.RankedRow {
 	if offset >= len(s) {
 		return nil

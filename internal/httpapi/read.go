@@ -19,6 +19,7 @@ import (
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/lru"
+	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/wire"
 )
 
@@ -57,14 +58,13 @@ type RankedBoard interface {
 	Version() uint64
 	// Page returns up to limit rows from offset, in rank order.
 	Page(offset, limit int) []RankedRow
+	// Find returns one ranked row by UID, false when it is not ranked on the board.
+	Find(uid types.UID) (RankedRow, bool)
 }
 
-// RankedRow is a row with its standard competition rank. Row is the shared cached
-// object: read-only.
-type RankedRow struct {
-	Rank int
-	Row  *hubv1alpha1.LeaderboardRow
-}
+// RankedRow is a row with its standard competition rank and, on boards whose rules
+// name an uncertainty, its rank range. Row is the shared cached object: read-only.
+type RankedRow = ranking.Entry
 
 // ReadOptions configure the read handler.
 type ReadOptions struct {
@@ -474,6 +474,12 @@ func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wire.Row {
 		CreatedAt:     wire.Timestamp(row.CreationTimestamp.Time),
 		UpdatedAt:     wire.Timestamp(wire.ServedUpdatedAt(&row.ObjectMeta, row.Status.UpdatedAt)),
 		NTrials:       len(row.Spec.TrialIDs),
+	}
+	if e.RankUpper > 0 {
+		w.RankUpper = &e.RankUpper
+	}
+	if e.Interval.OK {
+		w.Interval = &wire.Interval{Low: e.Interval.Low, High: e.Interval.High}
 	}
 	if row.Spec.Metadata != nil {
 		w.Metadata = wire.ObjectOrEmpty(row.Spec.Metadata.Raw)

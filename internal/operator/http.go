@@ -63,13 +63,6 @@ func (a registryRanks) Board(uid types.UID) httpapi.RankedBoard {
 	return rankedBoard{b}
 }
 
+// rankedBoard is a board's index as the read sees it (httpapi.RankedRow is
+// ranking.Entry).
 type rankedBoard struct{ *ranking.Board }
-
-func (b rankedBoard) Page(offset, limit int) []httpapi.RankedRow {
-	entries := b.Board.Page(offset, limit)
-	rows := make([]httpapi.RankedRow, len(entries))
-	for i, e := range entries {
-		rows[i] = httpapi.RankedRow{Rank: e.Rank, Row: e.Row}
-	}
-	return rows
-}

@@ -150,3 +150,7 @@ func buildBands(bo *order, nodes []*node, rnd uint64) treap {
 
 // upperOf is the rank_upper of a row with this band: 1 + the rows entirely above it.
 func (t *treap) upperOf(b *band) int { return t.countBefore(b.opt) + 1 }
+
+// HasRanges says whether a board with these rules serves rank ranges: one of its rules
+// names an uncertainty.
+func HasRanges(rules []hubv1alpha1.RankRule) bool { return uncertainRule(rules) >= 0 }
