@@ -234,18 +234,9 @@ func (rd *Read) ServeGET(w http.ResponseWriter, r *http.Request) {
 // parseGET reads the target from the path and the query. Unknown, repeated or
 // unparseable query parameters are a 400, as a body's unknown fields are.
 func parseGET(r *http.Request) (target, error) {
-	t := target{page: 1, size: DefaultPageSize}
-	if id := r.PathValue("id"); id != "" {
-		if !hubv1alpha1.IsUUID(id) {
-			return t, apierr.BadRequest("leaderboard_id", "must be a UUID")
-		}
-		t.id = strings.ToLower(id)
-	} else {
-		pkg := r.PathValue("org") + "/" + r.PathValue("dataset")
-		if !validPackage(pkg) {
-			return t, apierr.BadRequest("package", "must be <org>/<dataset>")
-		}
-		t.pkg, t.name = pkg, r.PathValue("name")
+	t, err := pathTarget(r)
+	if err != nil {
+		return t, err
 	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
@@ -272,6 +263,25 @@ func parseGET(r *http.Request) (target, error) {
 			t.size = n
 		}
 	}
+	return t, nil
+}
+
+// pathTarget reads the board of a GET route from its path: {id}, or {org}, {dataset}
+// and {name}.
+func pathTarget(r *http.Request) (target, error) {
+	t := target{page: 1, size: DefaultPageSize}
+	if id := r.PathValue("id"); id != "" {
+		if !hubv1alpha1.IsUUID(id) {
+			return t, apierr.BadRequest("leaderboard_id", "must be a UUID")
+		}
+		t.id = strings.ToLower(id)
+		return t, nil
+	}
+	pkg := r.PathValue("org") + "/" + r.PathValue("dataset")
+	if !validPackage(pkg) {
+		return t, apierr.BadRequest("package", "must be <org>/<dataset>")
+	}
+	t.pkg, t.name = pkg, r.PathValue("name")
 	return t, nil
 }
 
