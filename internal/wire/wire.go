@@ -185,23 +185,23 @@ func ServedUpdatedAt(m *metav1.ObjectMeta, specChanged *metav1.Time) time.Time {
 
 // Row is a leaderboard row as the read serves it.
 type Row struct {
-	ID            string `json:"id"`
-	LeaderboardID string `json:"leaderboard_id"`
-	Rank          int    `json:"rank"`
+	ID            string          `json:"id"`
+	LeaderboardID string          `json:"leaderboard_id"`
+	Rank          int             `json:"rank"`
+	Metadata      json.RawMessage `json:"metadata"`
+	Metrics       json.RawMessage `json:"metrics"`
+	Status        string          `json:"status"`
+	CreatedAt     string          `json:"created_at"`
+	UpdatedAt     string          `json:"updated_at"`
+	NTrials       int             `json:"n_trials"`
+	// CreatedBy is who created the row, as the apiserver recorded it; null when
+	// unknown or not shown (httpapi.ShowsAuthors).
+	CreatedBy *string `json:"created_by"`
 	// RankUpper is the best rank the row's uncertainty supports, on boards whose rules
 	// name an uncertainty (docs/ranking.md, "Rank ranges"); absent on other boards.
 	RankUpper *int `json:"rank_upper,omitempty"`
 	// Interval is the row's uncertainty interval; absent when it has none.
-	Interval  *Interval       `json:"interval,omitempty"`
-	Metadata  json.RawMessage `json:"metadata"`
-	Metrics   json.RawMessage `json:"metrics"`
-	Status    string          `json:"status"`
-	CreatedAt string          `json:"created_at"`
-	UpdatedAt string          `json:"updated_at"`
-	NTrials   int             `json:"n_trials"`
-	// CreatedBy is who created the row, as the apiserver recorded it; null when
-	// unknown or not shown (httpapi.ShowsAuthors).
-	CreatedBy *string `json:"created_by"`
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // RowStatus is a row's status: its spec.visibility, display when unset.
