@@ -51,11 +51,17 @@ var _ = Describe("row export --format csv", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(raw)).To(ContainSubstring("stderr: metrics.accuracy_stderr"))
 
+		By("--format yaml and json name the extension's format")
+		Expect(ok(home, "hub", "leaderboard", "row", "export", slug, "--all", "--format", "json", "--output", filepath.Join(home, "all.json"))).
+			To(HavePrefix("Exported 4 rows to "))
+
 		By("usage errors exit 2")
 		for _, args := range [][]string{
 			{"--format", "csv", "--all", "--output", filepath.Join(home, "x.csv")},
 			{"--format", "csv", "--output", filepath.Join(home, "x.yaml")},
 			{"--format", "xml", "--output", filepath.Join(home, "x.xml")},
+			{"--format", "manifest", "--all", "--output", filepath.Join(home, "x.yaml")},
+			{"--format", "json", "--all", "--output", filepath.Join(home, "x.yaml")},
 		} {
 			r := podium(home, append([]string{"hub", "leaderboard", "row", "export", slug}, args...)...)
 			Expect(r.code).To(Equal(2), "%v: %s", args, r)

@@ -31,13 +31,13 @@ func (a *app) rowExportCmd() *cobra.Command {
 				return usagef("--output is required")
 			}
 			switch format {
-			case "":
+			case "", string(hub.FormatYAML), string(hub.FormatJSON):
 			case "csv":
 				return a.exportCSV(c, args[0], output, all, force)
 			default:
-				return usagef("--format %q: the only format is csv (YAML and JSON follow the --output file name)", format)
+				return usagef("--format must be yaml, json or csv, not %q", format)
 			}
-			ff, err := hub.FormatOf(output)
+			_, ff, err := hub.OutputFormat(output, format)
 			if err != nil {
 				return usageError{err}
 			}
@@ -89,7 +89,7 @@ func (a *app) rowExportCmd() *cobra.Command {
 	}
 	f := c.Flags()
 	f.StringVarP(&output, "output", "o", "", "file to write (.yaml, .yml or .json; .csv with --format csv)")
-	f.StringVar(&format, "format", "", "csv: the board's ranked rows as CSV")
+	f.StringVar(&format, "format", "", "yaml or json (default: by extension), or csv: the board's ranked rows")
 	f.BoolVar(&all, "all", false, "export every row of the leaderboard")
 	f.BoolVar(&force, "force", false, "overwrite an existing file")
 	a.addJSON(c)
