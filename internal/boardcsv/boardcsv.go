@@ -20,12 +20,21 @@ import (
 // ContentType is the CSV read's media type (RFC 4180, with its header row).
 const ContentType = "text/csv; charset=utf-8; header=present"
 
+// MaxLeafColumns bounds the flattened columns of one root (metadata or metrics). Rows
+// are written by many people and each may add keys: without a bound, a board of 100,000
+// rows with a thousand distinct keys each would make a CSV of 10^11 cells. When a root's
+// rows hold more distinct leaves than this, that root is not flattened: it is one column
+// ("metadata" or "metrics") holding each row's whole object as JSON, so nothing is lost
+// and a CSV stays within rows × (7 + 2·MaxLeafColumns) cells.
+const MaxLeafColumns = 512
+
 // Header returns the header row of a board's CSV for these rows: rank, then rank_upper,
 // interval_low and interval_high when the board's rules name an uncertainty, then id,
 // created_at and updated_at, then one column per leaf of the rows' metadata and then
 // metrics, named by its accessor ("metrics.usage.tokens"), in byte order. A leaf is a
 // value that is not an object (a string, number, boolean, null or array); objects are
-// flattened, and an empty object adds no column.
+// flattened, and an empty object adds no column. A root with more than MaxLeafColumns
+// distinct leaves is one column named by the root.
 func Header(lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) ([]string, error) {
 	h := []string{"rank"}
 	if ranking.HasRanges(lb.Spec.RankBy) {
@@ -40,6 +49,13 @@ func Header(lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) ([]string, error)
 				return nil, err
 			}
 			leaves(doc, "", seen)
+			if len(seen) > MaxLeafColumns {
+				break
+			}
+		}
+		if len(seen) > MaxLeafColumns {
+			h = append(h, root.String())
+			continue
 		}
 		paths := make([]string, 0, len(seen))
 		for p := range seen {
@@ -93,6 +109,17 @@ func Write(w io.Writer, lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) error
 		rec[i+2] = wire.Timestamp(wire.ServedUpdatedAt(&row.ObjectMeta, row.Status.UpdatedAt))
 		var docs [3]map[string]any
 		for j := fixed; j < len(header); j++ {
+			switch header[j] {
+			case accessor.Metadata.String(), accessor.Metrics.String():
+				// A root too wide to flatten: the whole object (compact, as the apiserver
+				// stores it).
+				root := accessor.Metadata
+				if header[j] == accessor.Metrics.String() {
+					root = accessor.Metrics
+				}
+				rec[j] = Guard(string(wire.ObjectOrEmpty(raw(row, root))))
+				continue
+			}
 			root, path, _ := accessor.Split(header[j])
 			if docs[root] == nil {
 				if docs[root], err = decode(raw(row, root)); err != nil {
@@ -138,9 +165,13 @@ func decode(raw []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// leaves adds the dotted paths of the leaves of m under prefix to seen.
+// leaves adds the dotted paths of the leaves of m under prefix to seen, stopping once
+// seen holds more than MaxLeafColumns.
 func leaves(m map[string]any, prefix string, seen map[string]bool) {
 	for k, v := range m {
+		if len(seen) > MaxLeafColumns {
+			return
+		}
 		if o, ok := v.(map[string]any); ok {
 			leaves(o, prefix+k+".", seen)
 			continue

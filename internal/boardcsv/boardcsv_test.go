@@ -3,6 +3,7 @@ package boardcsv
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"testing"
 	"time"
 
@@ -84,5 +85,32 @@ func TestGuard(t *testing.T) {
 		if got := Guard(in); got != want {
 			t.Errorf("Guard(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestWriteTooManyLeaves: rows that hold more distinct keys than MaxLeafColumns make
+// their root one JSON column rather than an unbounded CSV; the other root is flattened.
+func TestWriteTooManyLeaves(t *testing.T) {
+	lb := &hubv1alpha1.Leaderboard{}
+	var rows []ranking.Entry
+	for i := range MaxLeafColumns + 1 {
+		rows = append(rows, ranking.Entry{Rank: i + 1, Row: row("r", `{"agent": "x"}`, fmt.Sprintf(`{"k%d": -%d}`, i, i))})
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, lb, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"rank", "id", "created_at", "updated_at", "metadata.agent", "metrics"}, got[0]); diff != "" {
+		t.Errorf("header (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"x", `{"k7": -7}`}, got[8][4:]); diff != "" {
+		t.Errorf("row 8 (-want +got):\n%s", diff)
+	}
+	if len(got) != MaxLeafColumns+2 {
+		t.Errorf("%d records, want %d", len(got), MaxLeafColumns+2)
 	}
 }

@@ -93,6 +93,15 @@ func (rd *Read) ServeCSV(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	var version uint64
+	if board != nil {
+		version = board.Version()
+	}
+	// Kept in the read's page cache under page 0, which no JSON page uses: a board's
+	// CSV is encoded once per change of the board (readers arriving together share one
+	// encoding), not once per request. A CSV larger than a quarter of the cache is not
+	// kept, and is encoded per request.
+	key := pageKey{uid: lb.UID, version: version, rv: lb.ResourceVersion}
 	etag := exportETag(lb, board, "csv")
 	h := w.Header()
 	h["Etag"] = []string{etag}
@@ -100,22 +109,36 @@ func (rd *Read) ServeCSV(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	var rows []RankedRow
-	if board != nil {
-		rows = board.Page(0, board.Len())
-	}
-	var buf bytes.Buffer
-	if err := boardcsv.Write(&buf, lb, rows); err != nil {
-		rd.o.Log.Error(err, "Encoding a leaderboard as CSV failed", "leaderboard", client.ObjectKeyFromObject(lb))
-		h["Cache-Control"] = cacheNoStore
-		apierr.Write(w, apierr.Internal())
-		return
+	cached, hit := rd.pages.Get(key)
+	if !hit {
+		v, err, _ := rd.csv.Do(etag, func() (any, error) {
+			var rows []RankedRow
+			if board != nil {
+				rows = board.Page(0, board.Len())
+			}
+			var buf bytes.Buffer
+			if err := boardcsv.Write(&buf, lb, rows); err != nil {
+				return nil, err
+			}
+			p := newPage(etag, buf.Bytes())
+			if board != nil {
+				rd.pages.Put(key, p)
+			}
+			return p, nil
+		})
+		if err != nil {
+			rd.o.Log.Error(err, "Encoding a leaderboard as CSV failed", "leaderboard", client.ObjectKeyFromObject(lb))
+			h["Cache-Control"] = cacheNoStore
+			apierr.Write(w, apierr.Internal())
+			return
+		}
+		cached = v.(*page)
 	}
 	h.Set("Content-Type", boardcsv.ContentType)
 	h.Set("Content-Disposition", `attachment; filename="`+lb.Spec.Name+`.csv"`)
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h["Content-Length"] = cached.contentLength
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(cached.body)
 }
 
 // ServeBadge implements GET .../rows/{row}/badge.svg: an SVG badge "#3 on <title>" for

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -86,6 +87,8 @@ type Read struct {
 	o      ReadOptions
 	pages  *lru.Cache[pageKey, *page]
 	boards boardIndex
+	// csv makes readers of a board's CSV that arrive together share one encoding.
+	csv singleflight.Group
 }
 
 // NewRead returns the read handler.
