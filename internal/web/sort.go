@@ -70,6 +70,11 @@ func sortByColumn(sortFn SortFunc, ranked Ranked, board *hubv1alpha1.Leaderboard
 		rows[i] = e.Row
 	}
 	rules := append([]hubv1alpha1.RankRule{{Accessor: col.Accessor, Direction: dir}}, board.Spec.RankBy...)
+	for i := range rules {
+		// Only the order is needed here (each row keeps its rank and range from the
+		// index): without an uncertainty the sort builds no rank ranges.
+		rules[i].Stderr, rules[i].IntervalLow, rules[i].IntervalHigh = "", "", ""
+	}
 	sorted := sortFn(rules, rows)
 	out := make([]Entry, len(sorted))
 	for i, r := range sorted {
