@@ -7,9 +7,11 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/accessor"
@@ -44,11 +46,9 @@ func Header(lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) ([]string, error)
 	for _, root := range []accessor.Root{accessor.Metadata, accessor.Metrics} {
 		seen := map[string]bool{}
 		for _, e := range rows {
-			doc, err := decode(raw(e.Row, root))
-			if err != nil {
+			if err := leaves(raw(e.Row, root), "", seen); err != nil {
 				return nil, err
 			}
-			leaves(doc, "", seen)
 			if len(seen) > MaxLeafColumns {
 				break
 			}
@@ -107,7 +107,6 @@ func Write(w io.Writer, lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) error
 		rec[i] = string(row.UID)
 		rec[i+1] = wire.Timestamp(row.CreationTimestamp.Time)
 		rec[i+2] = wire.Timestamp(wire.ServedUpdatedAt(&row.ObjectMeta, row.Status.UpdatedAt))
-		var docs [3]map[string]any
 		for j := fixed; j < len(header); j++ {
 			switch header[j] {
 			case accessor.Metadata.String(), accessor.Metrics.String():
@@ -121,12 +120,7 @@ func Write(w io.Writer, lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) error
 				continue
 			}
 			root, path, _ := accessor.Split(header[j])
-			if docs[root] == nil {
-				if docs[root], err = decode(raw(row, root)); err != nil {
-					return err
-				}
-			}
-			if v, ok := accessor.LookupMap(docs[root], path); ok {
+			if v, ok := ranking.RawLookup(raw(row, root), path); ok {
 				if rec[j], err = cell(v); err != nil {
 					return err
 				}
@@ -151,51 +145,51 @@ func raw(row *hubv1alpha1.LeaderboardRow, root accessor.Root) []byte {
 	return doc.Raw
 }
 
-// decode reads a metadata or metrics object keeping numbers as their JSON text.
-func decode(raw []byte) (map[string]any, error) {
-	m := map[string]any{}
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return m, nil
+// leaves adds the dotted paths of the leaves of the JSON object doc under prefix to
+// seen, stopping once seen holds more than MaxLeafColumns. The raw JSON is scanned in
+// place (package ranking's scanner), not decoded.
+func leaves(doc []byte, prefix string, seen map[string]bool) error {
+	if len(doc) == 0 || bytes.Equal(doc, []byte("null")) {
+		return nil
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&m); err != nil {
-		return nil, err
+	var err error
+	ok := ranking.Members(doc, func(k string, v []byte) {
+		switch {
+		case err != nil || len(seen) > MaxLeafColumns:
+		case v[0] == '{':
+			err = leaves(v, prefix+k+".", seen)
+		default:
+			seen[prefix+k] = true
+		}
+	})
+	if !ok && err == nil {
+		err = errors.New("a row's metadata or metrics is not a JSON object")
 	}
-	return m, nil
+	return err
 }
 
-// leaves adds the dotted paths of the leaves of m under prefix to seen, stopping once
-// seen holds more than MaxLeafColumns.
-func leaves(m map[string]any, prefix string, seen map[string]bool) {
-	for k, v := range m {
-		if len(seen) > MaxLeafColumns {
-			return
-		}
-		if o, ok := v.(map[string]any); ok {
-			leaves(o, prefix+k+".", seen)
-			continue
-		}
-		seen[prefix+k] = true
-	}
-}
-
-func cell(v any) (string, error) {
-	switch x := v.(type) {
-	case nil:
+// cell formats one raw JSON value as a CSV cell.
+func cell(v []byte) (string, error) {
+	switch c := v[0]; {
+	case c == 'n':
 		return "", nil
-	case string:
-		return Guard(x), nil
-	case json.Number:
-		return string(x), nil
-	case bool:
-		return strconv.FormatBool(x), nil
+	case c == 't' || c == 'f' || c == '-' || (c >= '0' && c <= '9'):
+		return string(v), nil // true, false, or a number's JSON text
+	case c == '"':
+		if inner := v[1 : len(v)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			return Guard(string(inner)), nil
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return "", err
+		}
+		return Guard(s), nil
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
 		return "", err
 	}
-	return Guard(string(b)), nil
+	return Guard(b.String()), nil
 }
 
 func number(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
