@@ -35,6 +35,9 @@ func BenchmarkWrite100k(b *testing.B) {
 
 type countingWriter int64
 
-func (c *countingWriter) Write(p []byte) (int, error) { *c += countingWriter(len(p)); return len(p), nil }
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
 
 var _ io.Writer = (*countingWriter)(nil)
