@@ -429,3 +429,24 @@ func TestFind(t *testing.T) {
 		}
 	}
 }
+
+func TestMembers(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want []string
+		ok   bool
+	}{
+		{`{}`, nil, true},
+		{` { "a" : 1 , "b\u0041":{"c":[1,2]}, "a": "x" } `, []string{`a=1`, `bA={"c":[1,2]}`, `a="x"`}, true},
+		{`{"a":1`, []string{"a=1"}, false},
+		{`[1]`, nil, false},
+		{`{"a" 1}`, nil, false},
+		{`{"a":1}x`, []string{"a=1"}, false},
+	} {
+		var got []string
+		ok := Members([]byte(tc.doc), func(k string, raw []byte) { got = append(got, k+"="+string(raw)) })
+		if ok != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("Members(%s) = %q, %v; want %q, %v", tc.doc, got, ok, tc.want, tc.ok)
+		}
+	}
+}
