@@ -54,12 +54,13 @@ func TestBenchRowHistory(t *testing.T) {
 	}
 	defer func() { _ = env.Stop() }()
 
-	// The controller's status patches: how many, how many bytes.
+	// The controller's status writes (patches, or updates since rows are written at their
+	// resourceVersion): how many, how many bytes.
 	var patches, patchBytes atomic.Int64
 	mcfg := rest.CopyConfig(restCfg)
 	mcfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-			if req.Method == http.MethodPatch && strings.HasSuffix(req.URL.Path, "/status") && strings.Contains(req.URL.Path, "/leaderboardrows/") {
+			if (req.Method == http.MethodPatch || req.Method == http.MethodPut) && strings.HasSuffix(req.URL.Path, "/status") && strings.Contains(req.URL.Path, "/leaderboardrows/") {
 				patches.Add(1)
 				patchBytes.Add(req.ContentLength)
 			}

@@ -174,6 +174,19 @@ spec:
 			kubectl("describe", "jobs,pods", "-n", leak.Name),
 		)
 
+		By("the values stored over HTTP are in the operator's value namespace, none in the org's")
+		// LEAK_KEY (the superseding one), LEAK_KEY of job A, SHORT_KEY.
+		Expect(storedValues(leak)).To(HaveLen(3))
+		Expect(mustJSON(storedValues(leak))).To(ContainSubstring(needles[1]))
+		var inOrg corev1.SecretList
+		Expect(k8sClient.List(ctx, &inOrg, client.InNamespace(leak.Name))).To(Succeed())
+		for _, s := range inOrg.Items {
+			if strings.HasPrefix(s.Name, "decl-") || s.Labels[hubv1alpha1.LabelRunFor] != "" {
+				continue // applied with kubectl by the platform team, or a run's Secret
+			}
+			Expect(mustJSON(s)).NotTo(ContainSubstring(needles[1]), "Secret %s of the org namespace holds the value", s.Name)
+		}
+
 		By("listing, checking, revoking and purging")
 		Expect(list(owner, "?status=all")).NotTo(BeEmpty())
 		Expect(list(member, "?scope=job&job_id="+jobA)).To(HaveLen(1))
@@ -221,6 +234,14 @@ spec:
 			for _, n := range needles {
 				Expect(strings.Contains(hay, n)).To(BeFalse(), "the value leaked into %s", name)
 			}
+		}
+
+		By("revoke and purge left no value of the org in the value namespace")
+		Expect(storedValues(leak)).To(BeEmpty())
+		var valueNS corev1.SecretList
+		Expect(k8sClient.List(ctx, &valueNS, client.InNamespace(valueNamespace))).To(Succeed())
+		for _, n := range needles {
+			Expect(mustJSON(valueNS)).NotTo(ContainSubstring(n))
 		}
 
 		By("the search finds the value where it does live")

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"html/template"
 	"net/url"
 	"strconv"
 	"time"
@@ -23,6 +24,9 @@ type boardPage struct {
 	Versions    []versionView
 	Columns     []columnView
 	Rows        []rowView
+	// Ranges is true when the board's rules name an uncertainty: the table has a
+	// Range column.
+	Ranges bool
 
 	Total      int
 	Page       int
@@ -39,6 +43,16 @@ type boardPage struct {
 	SortDir    string
 	ResetURL   string
 	SortNotice string
+}
+
+// TableColumns is the number of columns of the table: rank, the range if any, and the
+// board's columns.
+func (p *boardPage) TableColumns() int {
+	n := len(p.Columns) + 1
+	if p.Ranges {
+		n++
+	}
+	return n
 }
 
 type versionView struct {
@@ -60,6 +74,10 @@ type columnView struct {
 type rowView struct {
 	Rank  int
 	Cells []cellView
+	// Range is the ranks the row's uncertainty supports ("2–5", or "5" when only its
+	// own), on boards whose rules name an uncertainty; RangeTitle explains it.
+	Range      string
+	RangeTitle string
 	// ChangedOn is the date of the row's last change when it is recent
 	// (ChangedWithin), with HistoryURL its history page; both "" otherwise.
 	ChangedOn  string
@@ -220,13 +238,23 @@ func align(c hubv1alpha1.Column) string {
 	return "left"
 }
 
-// rowViews formats the cells of one page of entries.
+// rowViews formats the cells of one page of entries. On a board whose rules name an
+// uncertainty (docs/ranking.md, "Rank ranges") each row gets its rank range, and the
+// cells of columns showing the uncertain rule's value get the uncertainty: "± h" (h the
+// 95% interval's half width, 1.96·stderr) for a stderr, "[low, high]" for an interval.
 // A row whose values changed after since gets a mark linking to its history page under
 // boardURL.
-func rowViews(columns []hubv1alpha1.Column, entries []Entry, boardURL string, since time.Time) []rowView {
+func rowViews(columns []hubv1alpha1.Column, rules []hubv1alpha1.RankRule, entries []Entry, boardURL string, since time.Time) []rowView {
 	aligns := make([]string, len(columns))
 	for i, c := range columns {
 		aligns[i] = align(c)
+	}
+	var unc *hubv1alpha1.RankRule
+	for i := range rules {
+		if rules[i].HasUncertainty() {
+			unc = &rules[i]
+			break
+		}
 	}
 	rows := make([]rowView, 0, len(entries))
 	for _, e := range entries {
@@ -234,15 +262,41 @@ func rowViews(columns []hubv1alpha1.Column, entries []Entry, boardURL string, si
 		cells := make([]cellView, len(columns))
 		for i, c := range columns {
 			cells[i] = cellView{Cell: formatCell(c, values), Align: aligns[i]}
+			if unc != nil && e.Interval.OK && c.DisplayAccessor == "" && c.Accessor == unc.Accessor {
+				cells[i].HTML += uncertaintyHTML(unc, e)
+			}
 		}
-		v := rowView{Rank: e.Rank, Cells: cells}
+		rv := rowView{Rank: e.Rank, Cells: cells}
+		if unc != nil && e.RankUpper > 0 {
+			rv.Range, rv.RangeTitle = rankRange(e)
+		}
 		if at := rowhistory.LastChange(e.Row); at != nil && at.After(since) {
-			v.ChangedOn = at.UTC().Format(time.DateOnly)
-			v.HistoryURL = boardURL + "/rows/" + url.PathEscape(string(e.Row.UID)) + "/history"
+			rv.ChangedOn = at.UTC().Format(time.DateOnly)
+			rv.HistoryURL = boardURL + "/rows/" + url.PathEscape(string(e.Row.UID)) + "/history"
 		}
-		rows = append(rows, v)
+		rows = append(rows, rv)
 	}
 	return rows
+}
+
+// uncertaintyHTML is the uncertainty shown after a value (numbers only: no escaping).
+func uncertaintyHTML(r *hubv1alpha1.RankRule, e Entry) template.HTML {
+	if r.Stderr != "" {
+		return template.HTML(` <span class="pm" title="95% interval ` + roundNumber(e.Interval.Low) + ` to ` +
+			roundNumber(e.Interval.High) + `">± ` + roundNumber((e.Interval.High-e.Interval.Low)/2) + `</span>`)
+	}
+	return template.HTML(` <span class="pm" title="interval">[` + roundNumber(e.Interval.Low) + `, ` + roundNumber(e.Interval.High) + `]</span>`)
+}
+
+// rankRange is a row's rank range ("2–5"; "5" when the data supports no better rank)
+// and its tooltip.
+func rankRange(e Entry) (string, string) {
+	r, u := strconv.Itoa(e.Rank), strconv.Itoa(e.RankUpper)
+	if e.RankUpper >= e.Rank {
+		return r, "No row with a lower rank is ahead of this one beyond doubt"
+	}
+	return u + "–" + r, "The data supports ranks " + u + " to " + r + ": " +
+		strconv.Itoa(e.RankUpper-1) + " rows are ahead beyond doubt (their intervals lie entirely above this row's)"
 }
 
 // paginate fills the paging fields for a board of total rows.

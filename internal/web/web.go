@@ -30,6 +30,7 @@ import (
 	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/lru"
+	"podium.dev/podium/internal/ranking"
 )
 
 //go:embed templates/*.html
@@ -277,7 +278,8 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 		}
 	}
 	page.Columns = columnViews(lb.Spec.Columns, q, canSort)
-	page.Rows = rowViews(lb.Spec.Columns, entries, boardURL(lb), now.Add(-ChangedWithin))
+	page.Rows = rowViews(lb.Spec.Columns, lb.Spec.RankBy, entries, boardURL(lb), now.Add(-ChangedWithin))
+	page.Ranges = ranking.HasRanges(lb.Spec.RankBy)
 	page.paginate(total, q)
 	return page
 }
