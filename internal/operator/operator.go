@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -59,6 +60,10 @@ type Options struct {
 	// Delivery configures the admission webhook that hands hosted secrets to Jobs and
 	// Pods, and the clean-up of their run Secrets (delivery.go).
 	Delivery DeliveryOptions
+	// FingerprintKeySecret is the operator-only Secret holding the key of registry
+	// credential fingerprints (made on first use). Unset, /v1/registry-credentials is
+	// not served.
+	FingerprintKeySecret types.NamespacedName
 	// RequestLog, when set, receives the HTTP server's one line per request and its own
 	// messages instead of the manager's logger (which may sample repeated messages).
 	RequestLog *logr.Logger

@@ -55,15 +55,24 @@ type API struct {
 	Cache    client.Reader
 	Reviewer authn.Reviewer
 	Log      logr.Logger
+	// Keyring fingerprints registry credentials; with Store.Seats it enables
+	// /v1/registry-credentials (registry_api.go).
+	Keyring *Keyring
 }
 
 // Routes are the API's handlers by ServeMux pattern.
 func (a *API) Routes() map[string]http.Handler {
-	return map[string]http.Handler{
+	routes := map[string]http.Handler{
 		"POST /v1/secrets":   http.HandlerFunc(a.store),
 		"GET /v1/secrets":    http.HandlerFunc(a.list),
 		"DELETE /v1/secrets": http.HandlerFunc(a.revoke),
 	}
+	if a.Keyring != nil && a.Store.Seats != nil {
+		for p, h := range a.registryRoutes() {
+			routes[p] = h
+		}
+	}
+	return routes
 }
 
 func (a *API) store(w http.ResponseWriter, r *http.Request) {
@@ -170,6 +179,8 @@ func listed(hs *hubv1alpha1.HostedSecret, in listInput, all bool, user string) b
 	switch {
 	case hs.DeletionTimestamp != nil, hs.Status.State == "":
 		return false // being deleted, or a store in flight
+	case (hs.Spec.Type == hubv1alpha1.TypeRegistry) != (in.Scope == hubv1alpha1.ScopeOrg):
+		return false // registry credentials are listed by /v1/registry-credentials only
 	case in.Status != "all" && string(hs.Status.State) != in.Status:
 		return false
 	case in.Scope != "" && scope != in.Scope:
