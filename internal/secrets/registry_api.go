@@ -52,6 +52,7 @@ type registryStoreBody struct {
 	Username              *string `json:"username"`
 	Password              *string `json:"password"`
 	OrgID                 *string `json:"org_id"`
+	Org                   *string `json:"org"`
 	SupersedeCredentialID *string `json:"supersede_credential_id"`
 }
 
@@ -60,19 +61,20 @@ type registryRevokeBody struct {
 	DisplayName *string `json:"display_name"`
 	Purge       *bool   `json:"purge"`
 	OrgID       *string `json:"org_id"`
+	Org         *string `json:"org"`
 }
 
 type registryStoreInput struct {
 	Registry    hubv1alpha1.RegistrySpec
 	Password    []byte
-	OrgID       string
+	Org         orgRef
 	SupersedeID string
 }
 
 type registryRevokeInput struct {
 	DisplayName string
 	Purge       bool
-	OrgID       string
+	Org         orgRef
 }
 
 // The rules of the registry fields; the CRD states the same (a test keeps them equal).
@@ -153,7 +155,7 @@ func validateRegistryStore(b registryStoreBody) (registryStoreInput, error) {
 	case n > MaxValueBytes:
 		errs.add("password", "must be at most 65536 bytes")
 	}
-	in.OrgID = uuidField("org_id", b.OrgID, &errs)
+	in.Org = orgOf(b.OrgID, b.Org, &errs)
 	in.SupersedeID = uuidField("supersede_credential_id", b.SupersedeCredentialID, &errs)
 	return in, errs.err()
 }
@@ -167,19 +169,19 @@ func validateRegistryRevoke(b registryRevokeBody) (registryRevokeInput, error) {
 	if m := CheckDisplayName(in.DisplayName); m != "" {
 		errs.add("display_name", m)
 	}
-	in.OrgID = uuidField("org_id", b.OrgID, &errs)
+	in.Org = orgOf(b.OrgID, b.Org, &errs)
 	if b.Purge != nil {
 		in.Purge = *b.Purge
 	}
 	return in, errs.err()
 }
 
-var registryListParams = map[string]bool{"status": true, "org_id": true}
+var registryListParams = map[string]bool{"status": true, "org_id": true, "org": true}
 
 func validateRegistryList(q url.Values) (listInput, error) {
 	for k, v := range q {
 		if !registryListParams[k] {
-			return listInput{}, apierr.BadRequest(k, "unknown query parameter; known: status, org_id")
+			return listInput{}, apierr.BadRequest(k, "unknown query parameter; known: status, org_id, org")
 		}
 		if len(v) > 1 {
 			return listInput{}, apierr.BadRequest(k, "must be given at most once")
@@ -195,10 +197,7 @@ func validateRegistryList(q url.Values) (listInput, error) {
 			errs.add("status", "must be one of active, revoked, all")
 		}
 	}
-	if q.Has("org_id") {
-		o := q.Get("org_id")
-		in.OrgID = uuidField("org_id", &o, &errs)
-	}
+	in.Org = orgQuery(q, &errs)
 	return in, errs.err()
 }
 
@@ -216,7 +215,7 @@ func registrySlot(namespace, displayName string) Slot {
 }
 
 func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
-	caller, in, org, ok := begin(a, w, r, validateRegistryStore, func(in registryStoreInput) string { return in.OrgID }, "create")
+	caller, in, org, ok := begin(a, w, r, validateRegistryStore, func(in registryStoreInput) orgRef { return in.Org }, "create")
 	if !ok {
 		return
 	}
@@ -283,7 +282,7 @@ func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, err)
 		return
 	}
-	org, err := a.org(r.Context(), in.OrgID, caller)
+	org, err := a.org(r.Context(), in.Org, caller)
 	if err != nil {
 		apierr.Write(w, err)
 		return
@@ -319,7 +318,7 @@ func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) revokeRegistry(w http.ResponseWriter, r *http.Request) {
-	caller, in, org, ok := begin(a, w, r, validateRegistryRevoke, func(in registryRevokeInput) string { return in.OrgID }, "delete")
+	caller, in, org, ok := begin(a, w, r, validateRegistryRevoke, func(in registryRevokeInput) orgRef { return in.Org }, "delete")
 	if !ok {
 		return
 	}

@@ -35,10 +35,7 @@ type registryRecord struct {
 }
 
 func storeRegistryAt(base string, p person, fields map[string]any) (int, []byte) {
-	old := baseURL
-	defer func() { baseURL = old }()
-	baseURL = base
-	return call(http.MethodPost, "/v1/registry-credentials", p.Token, fields)
+	return callAt(base, http.MethodPost, "/v1/registry-credentials", p.Token, fields)
 }
 
 func storeRegistry(p person, fields map[string]any) (int, []byte) {
