@@ -228,9 +228,18 @@ func scopeOf(s *string, errs *fieldErrs) hubv1alpha1.SecretScope {
 }
 
 func checkEnvVar(v string, errs *fieldErrs) {
-	if !envVarRe.MatchString(v) {
-		errs.add("env_var", "must match ^[A-Z][A-Z0-9_]{0,63}$: an upper-case letter, then up to 63 upper-case letters, digits or underscores")
+	if m := CheckEnvVar(v); m != "" {
+		errs.add("env_var", m)
 	}
+}
+
+// CheckEnvVar returns what is wrong with an env var name, "" when nothing is. The CLI
+// checks with it too.
+func CheckEnvVar(v string) string {
+	if !envVarRe.MatchString(v) {
+		return "must match ^[A-Z][A-Z0-9_]{0,63}$: an upper-case letter, then up to 63 upper-case letters, digits or underscores"
+	}
+	return ""
 }
 
 // jobIDNeedsJobScope is the one rule of job_id for POST, GET and DELETE alike: it is
