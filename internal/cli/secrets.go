@@ -207,7 +207,7 @@ func (a *app) storeWithConfirm(ctx context.Context, api *hub.API, path string, b
 	if !r.yes {
 		if !isTerminal(a.stdin) || !isTerminal(a.stderr) {
 			e := apierr.New(http.StatusConflict, apierr.CodeReplacementRequired,
-				"%s is already active; pass --yes to replace it, or --supersede %s", what, id)
+				"replacing %s needs confirmation: pass --yes, or --supersede %s", what, id)
 			e.Existing = ae.Existing
 			return false, e
 		}

@@ -157,8 +157,8 @@ var _ = Describe("podium hub registry-credentials", func() {
 		By("a second add off a terminal fails, naming the active one and --yes")
 		r := owner.run(second, nil, "hub", "registry-credentials", "add", "GHCR bot", "--server", "ghcr.io", "--username", "podium-bot", "--org", org)
 		Expect(r.code).To(Equal(1), r.String())
-		Expect(r.err).To(ContainSubstring("ending in ****abcd"))
-		Expect(r.err).To(ContainSubstring("--yes"))
+		Expect(r.err).To(ContainSubstring(`replacing the active registry credential "GHCR bot" ending in ****abcd (fingerprint hmac-sha256:`))
+		Expect(r.err).To(ContainSubstring("needs confirmation: pass --yes"))
 		Expect(r.err).To(ContainSubstring("--supersede " + ids[0]))
 		Expect(r.err).To(ContainSubstring("[replacement_required]"))
 
