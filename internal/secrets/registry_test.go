@@ -212,6 +212,43 @@ var _ = Describe("/v1/registry-credentials", func() {
 	})
 })
 
+var _ = Describe("The registry fields", func() {
+	It("are judged alike by the CRD and by the HTTP API's checks", func() {
+		acme := newOrg("registry-fields")
+		cases := []struct {
+			field, value string
+			check        func(string) string
+		}{
+			{"server", "ghcr.io", secrets.CheckServer}, {"server", "registry.example.com:5000", secrets.CheckServer},
+			{"server", "GHCR.io", secrets.CheckServer}, {"server", "https://ghcr.io", secrets.CheckServer},
+			{"server", "ghcr.io/x", secrets.CheckServer}, {"server", "a..b", secrets.CheckServer},
+			{"username", "me@example.com", secrets.CheckUsername}, {"username", "a:b", secrets.CheckUsername},
+			{"username", "a b", secrets.CheckUsername}, {"username", "a\u202eb", secrets.CheckUsername},
+			{"username", "a\tb", secrets.CheckUsername},
+			{"displayName", "GHCR bot", secrets.CheckDisplayName}, {"displayName", "a,b", secrets.CheckDisplayName},
+			{"displayName", " a", secrets.CheckDisplayName}, {"displayName", "x_y.z-1", secrets.CheckDisplayName},
+		}
+		for _, c := range cases {
+			reg := &hubv1alpha1.RegistrySpec{Server: "ghcr.io", Username: "u", DisplayName: "d"}
+			switch c.field {
+			case "server":
+				reg.Server = c.value
+			case "username":
+				reg.Username = c.value
+			default:
+				reg.DisplayName = c.value
+			}
+			hs := &hubv1alpha1.HostedSecret{
+				ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, GenerateName: "fields-"},
+				Spec: hubv1alpha1.HostedSecretSpec{Type: hubv1alpha1.TypeRegistry, Scope: hubv1alpha1.ScopeOrg, Registry: reg,
+					SecretRef: hubv1alpha1.SecretValueRef{Name: "fields"}},
+			}
+			err := k8sClient.Create(ctx, hs, client.DryRunAll)
+			Expect(err == nil).To(Equal(c.check(c.value) == ""), "%s %q: CRD says %v, the API says %q", c.field, c.value, err, c.check(c.value))
+		}
+	})
+})
+
 var _ = Describe("The registry credential limit", func() {
 	It("lets exactly 20 of 26 concurrent adds through, across two operator replicas", func() {
 		acme := newOrg("limit")
