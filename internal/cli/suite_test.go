@@ -28,15 +28,15 @@ import (
 )
 
 var (
-	cfg        *rest.Config
-	k8s        client.Client
-	testEnv    *envtest.Environment
-	ctx        context.Context
-	cancel     context.CancelFunc
-	mgrDone    <-chan struct{}
-	clientset  *kubernetes.Clientset
+	cfg       *rest.Config
+	k8s       client.Client
+	testEnv   *envtest.Environment
+	ctx       context.Context
+	cancel    context.CancelFunc
+	mgrDone   <-chan struct{}
+	clientset *kubernetes.Clientset
 	// endpoint is the operator's HTTP API.
-	endpoint string
+	endpoint   string
 	podiumBin  string
 	kubeconfig string
 	workDir    string

@@ -95,7 +95,9 @@ var _ = Describe("A secret value", func() {
 		Expect(decode[record](body).ValueLast4).To(BeEmpty())
 
 		By("storing and failing to store registry credentials over HTTP")
-		postReg := func(token string, body any) (int, []byte) { return call(http.MethodPost, "/v1/registry-credentials", token, body) }
+		postReg := func(token string, body any) (int, []byte) {
+			return call(http.MethodPost, "/v1/registry-credentials", token, body)
+		}
 		withPassword := func(fields map[string]any) map[string]any {
 			fields["password"] = canary
 			for k, v := range map[string]any{"display_name": "leak registry", "server": "registry.leak.example:5000", "username": "leak-bot"} {

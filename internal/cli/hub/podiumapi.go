@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -99,7 +100,7 @@ func (a *API) Do(ctx context.Context, method, path string, query url.Values, bod
 			return nil
 		}
 		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("Podium's answer to %s %s could not be read: %w", method, path, err)
+			return fmt.Errorf("the answer of Podium to %s %s could not be read: %w", method, path, err)
 		}
 		return nil
 	}
@@ -114,7 +115,8 @@ func (a *API) Do(ctx context.Context, method, path string, query url.Values, bod
 }
 
 func unwrapURLError(err error) error {
-	if ue, ok := err.(*url.Error); ok {
+	var ue *url.Error
+	if errors.As(err, &ue) {
 		return ue.Err
 	}
 	return err
