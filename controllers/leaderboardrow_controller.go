@@ -40,7 +40,7 @@ type LeaderboardRowReconciler struct {
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch
 
-// Reconcile adds the row's labels and owner reference when missing and writes Valid.
+// Reconcile adds the row's owner reference when missing and writes its status (Valid, id).
 func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	row := &hubv1alpha1.LeaderboardRow{}
 	if err := r.Get(ctx, req.NamespacedName, row); err != nil {
@@ -71,44 +71,40 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if equality.Semantic.DeepEqual(want, row.Status) {
 		return ctrl.Result{}, nil
 	}
-	patch := client.MergeFrom(row.DeepCopy())
+	// An update of the status at the row's resourceVersion, not a patch: the apiserver
+	// then neither serializes the stored row nor applies a patch to it, which is a
+	// third of what a row's status write costs it (docs/performance.md, "Rows in"). A
+	// conflict means a newer row is on its way through the cache and will be
+	// reconciled.
 	row.Status = want
-	return ctrl.Result{}, client.IgnoreNotFound(r.Status().Patch(ctx, row, patch))
+	if err := r.Status().Update(ctx, row); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
 }
 
-// ensureMetadata adds the board label, the id label and the board's controller
-// reference when they are missing, in one patch of metadata (never spec). It reports
-// whether it patched.
+// ensureMetadata adds the board's controller reference when it is missing (a row
+// applied with kubectl; the CLI sets it at create), in one patch of metadata (never
+// spec). Labels are not the controller's: the board label is set at admission
+// (config/admission/row_board_label.yaml) and the row's id is status.id, written with
+// the status, so that a row made by the CLI costs its create and one status write. It
+// reports whether it patched.
 func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) (bool, error) {
-	base := row.DeepCopy()
-	changed := setLabels(row, rowLabels(row))
-	if lb != nil && !controlledBy(row, lb) {
-		dropStaleBoardOwner(row)
-		if err := controllerutil.SetControllerReference(lb, row, r.Scheme()); err != nil {
-			var owned *controllerutil.AlreadyOwnedError
-			if !errors.As(err, &owned) {
-				return false, err
-			}
-			// Something else controls the row: keep its claim, add nothing.
-			ctrl.LoggerFrom(ctx).Info("Row is controlled by another object; not adding the board's owner reference", "owner", owned.Owner.Name)
-		} else {
-			changed = true
-		}
+	if lb == nil || controlledBy(row, lb) {
+		return false, nil
 	}
-	if !changed {
+	base := row.DeepCopy()
+	dropStaleBoardOwner(row)
+	if err := controllerutil.SetControllerReference(lb, row, r.Scheme()); err != nil {
+		var owned *controllerutil.AlreadyOwnedError
+		if !errors.As(err, &owned) {
+			return false, err
+		}
+		// Something else controls the row: keep its claim, add nothing.
+		ctrl.LoggerFrom(ctx).Info("Row is controlled by another object; not adding the board's owner reference", "owner", owned.Owner.Name)
 		return false, nil
 	}
 	return true, r.Patch(ctx, row, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
-}
-
-func rowLabels(row *hubv1alpha1.LeaderboardRow) map[string]string {
-	l := map[string]string{hubv1alpha1.LabelID: string(row.UID)}
-	// An object name may be longer than a label value may be; such a row is found
-	// by the spec.leaderboard cache index only.
-	if validLabelValue(row.Spec.Leaderboard) {
-		l[hubv1alpha1.LabelLeaderboard] = row.Spec.Leaderboard
-	}
-	return l
 }
 
 func controlledBy(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) bool {

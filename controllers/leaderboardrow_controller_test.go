@@ -1,6 +1,7 @@
 package controllers_test
 
 import (
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -35,6 +36,40 @@ var _ = Describe("The LeaderboardRow controller", func() {
 		readyBoard(lb)
 	})
 
+	It("finds rows by board and by id with field selectors, and labels them at admission whatever the client sent", func() {
+		forged := row(ns, "forged", "board", map[string]any{"reward": 1, "cost": 1})
+		forged.Labels = map[string]string{hubv1alpha1.LabelLeaderboard: "another-board", "team": "red"}
+		Expect(k8sClient.Create(ctx, forged)).To(Succeed())
+		Expect(forged.Labels).To(Equal(map[string]string{hubv1alpha1.LabelLeaderboard: "board", "team": "red"}), "the create's answer already holds the label: no controller write")
+		long := strings.Repeat("b", 70)
+		orphan := row(ns, "long", long, map[string]any{"reward": 1})
+		orphan.Labels = map[string]string{hubv1alpha1.LabelLeaderboard: "board"}
+		Expect(k8sClient.Create(ctx, orphan)).To(Succeed())
+		Expect(orphan.Labels).NotTo(HaveKey(hubv1alpha1.LabelLeaderboard), "a board name no label value can hold: a label the client sent is removed")
+
+		validity(forged, metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid)
+		Expect(forged.Status.ID).To(Equal(string(forged.UID)))
+		validity(orphan, metav1.ConditionFalse, hubv1alpha1.ReasonLeaderboardNotFound)
+		Expect(orphan.Status.ID).To(Equal(string(orphan.UID)))
+
+		byID := &hubv1alpha1.LeaderboardRowList{}
+		Expect(k8sClient.List(ctx, byID, client.InNamespace(ns), client.MatchingFields{"status.id": string(forged.UID)})).To(Succeed())
+		Expect(byID.Items).To(ConsistOf(HaveField("Name", "forged")))
+		byBoard := &hubv1alpha1.LeaderboardRowList{}
+		Expect(k8sClient.List(ctx, byBoard, client.InNamespace(ns), client.MatchingFields{"spec.leaderboard": long})).To(Succeed())
+		Expect(byBoard.Items).To(ConsistOf(HaveField("Name", "long")))
+		Expect(k8sClient.List(ctx, byBoard, client.InNamespace(ns), client.MatchingFields{"spec.leaderboard": "board"})).To(Succeed())
+		Expect(byBoard.Items).To(ConsistOf(HaveField("Name", "forged")))
+		Expect(k8sClient.List(ctx, byBoard, client.InNamespace(ns), client.MatchingLabels{hubv1alpha1.LabelLeaderboard: "another-board"})).To(Succeed())
+		Expect(byBoard.Items).To(BeEmpty())
+
+		By("an update cannot move the label away from spec.leaderboard either")
+		moved := forged.DeepCopy()
+		moved.Labels[hubv1alpha1.LabelLeaderboard] = "another-board"
+		Expect(k8sClient.Patch(ctx, moved, client.MergeFrom(forged))).To(Succeed())
+		Expect(moved.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelLeaderboard, "board"))
+	})
+
 	It("labels a row, owns it through its board, and validates it without writing spec", func() {
 		good := row(ns, "good", "board", map[string]any{"reward": 0.9, "cost": 3})
 		bad := row(ns, "bad", "board", map[string]any{"reward": "high", "cost": "cheap"})
@@ -58,7 +93,8 @@ var _ = Describe("The LeaderboardRow controller", func() {
 			Eventually(func(g Gomega) {
 				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
 				g.Expect(r.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelLeaderboard, "board"))
-				g.Expect(r.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelID, string(r.UID)))
+				g.Expect(r.Labels).NotTo(HaveKey(hubv1alpha1.LabelID), "a row's id is status.id: no label write")
+				g.Expect(r.Status.ID).To(Equal(string(r.UID)))
 				owner := metav1.GetControllerOf(r)
 				g.Expect(owner).NotTo(BeNil())
 				g.Expect(owner.UID).To(Equal(lb.UID))
@@ -136,15 +172,14 @@ var _ = Describe("The LeaderboardRow controller", func() {
 		// From here on, a time the controller took from its clock is in a later second.
 		time.Sleep(time.Until(created.Add(time.Second)))
 
-		By("changing labels only: the controller puts its own back and leaves updatedAt")
+		By("changing labels only: admission puts the board label back and updatedAt stays")
 		labelled := r.DeepCopy()
 		labelled.Labels["team"] = "blue"
-		delete(labelled.Labels, hubv1alpha1.LabelID)
+		delete(labelled.Labels, hubv1alpha1.LabelLeaderboard)
 		Expect(k8sClient.Patch(ctx, labelled, client.MergeFrom(r))).To(Succeed())
-		Eventually(func(g Gomega) {
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
-			g.Expect(r.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelID, string(r.UID)))
-		}).Should(Succeed())
+		Expect(labelled.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelLeaderboard, r.Spec.Leaderboard), "set in the patch's own answer")
+		Expect(labelled.Labels).To(HaveKeyWithValue("team", "blue"))
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
 		unchanged()
 
 		By("writing status only: the controller restores its own and leaves updatedAt")

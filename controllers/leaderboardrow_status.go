@@ -25,6 +25,7 @@ func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now
 	st.UpdatedAt = specChangedAt(row, st.ObservedGeneration, st.UpdatedAt, now)
 	st.TrialLinks = trialLinks(row.Spec.TrialIDs, st.TrialLinks, st.UpdatedAt)
 	st.ObservedGeneration = row.Generation
+	st.ID = string(row.UID)
 	st.InvalidFields = nil
 	cond := metav1.Condition{Type: hubv1alpha1.ConditionValid, ObservedGeneration: row.Generation}
 	switch errs, err := validateRow(row, lb); {

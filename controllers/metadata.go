@@ -4,7 +4,6 @@ import (
 	"context"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -36,8 +35,6 @@ func setLabels(obj client.Object, want map[string]string) bool {
 	}
 	return changed
 }
-
-func validLabelValue(v string) bool { return len(validation.IsValidLabelValue(v)) == 0 }
 
 // rawJSON returns the bytes of an optional JSON field (nil when unset).
 func rawJSON(j *apiextensionsv1.JSON) []byte {

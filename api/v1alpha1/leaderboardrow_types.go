@@ -84,6 +84,12 @@ type LeaderboardRowStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=10000
 	TrialLinks []TrialLinkGroup `json:"trialLinks,omitempty"`
+	// id is the row's id (its metadata.uid), written by the controller with the row's
+	// first status. It is a selectable field: a row is found by id with the field
+	// selector status.id=<uuid>, which needs no label and so no second write per row.
+	// +optional
+	// +kubebuilder:validation:MaxLength=36
+	ID string `json:"id,omitempty"`
 }
 
 // TrialLinkGroup is the trials linked to a row at one time.
@@ -114,6 +120,8 @@ type FieldError struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=lbrow;lbrows,categories=podium
+// +kubebuilder:selectablefield:JSONPath=`.spec.leaderboard`
+// +kubebuilder:selectablefield:JSONPath=`.status.id`
 // +kubebuilder:printcolumn:name="Board",type=string,JSONPath=`.spec.leaderboard`
 // +kubebuilder:printcolumn:name="Visibility",type=string,JSONPath=`.spec.visibility`
 // +kubebuilder:printcolumn:name="Valid",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].status`

@@ -51,7 +51,6 @@ func seedEtcd(ctx context.Context, url string, lb *hubv1alpha1.Leaderboard, rows
 					row := rowObject(lb, i)
 					row.APIVersion, row.Kind = hubv1alpha1.GroupVersion.String(), "LeaderboardRow"
 					row.UID = types.UID(uuid.NewString())
-					row.Labels[hubv1alpha1.LabelID] = string(row.UID)
 					row.Generation = 1
 					row.CreationTimestamp = created
 					row.Status = validStatus(row, lb)

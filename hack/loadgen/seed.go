@@ -144,6 +144,7 @@ func rowObject(lb *hubv1alpha1.Leaderboard, i int64) *hubv1alpha1.LeaderboardRow
 // validStatus is the status the row controller writes for a valid row.
 func validStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) hubv1alpha1.LeaderboardRowStatus {
 	return hubv1alpha1.LeaderboardRowStatus{
+		ID:                 string(row.UID),
 		ObservedGeneration: row.Generation,
 		UpdatedAt:          ptrTime(row.CreationTimestamp),
 		SchemaGeneration:   lb.Generation,
@@ -162,11 +163,7 @@ func seedRow(ctx context.Context, c client.Client, lb *hubv1alpha1.Leaderboard, 
 	if err := c.Create(ctx, row); err != nil {
 		return err
 	}
-	// The id label needs the UID the apiserver just assigned.
-	patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, hubv1alpha1.LabelID, row.UID))
-	if err := c.Patch(ctx, row, client.RawPatch("application/merge-patch+json", patch)); err != nil {
-		return err
-	}
+	// status.id needs the UID the apiserver just assigned.
 	row.Status = validStatus(row, lb)
 	return c.Status().Update(ctx, row)
 }

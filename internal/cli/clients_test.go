@@ -108,7 +108,7 @@ func protect(org, id string) {
 	GinkgoHelper()
 	Eventually(func() error {
 		var list hubv1alpha1.LeaderboardRowList
-		if err := k8s.List(ctx, &list, client.InNamespace(org), client.MatchingLabels{hubv1alpha1.LabelID: id}); err != nil || len(list.Items) != 1 {
+		if err := k8s.List(ctx, &list, client.InNamespace(org), client.MatchingFields{"status.id": id}); err != nil || len(list.Items) != 1 {
 			return fmt.Errorf("row %s: %w", id, err)
 		}
 		r := list.Items[0]
@@ -534,7 +534,7 @@ var _ = Describe("a definition change that would leave rows invalid", func() {
 			return k8s.Update(ctx, lb)
 		}).Should(Succeed())
 		var third hubv1alpha1.LeaderboardRowList
-		Expect(k8s.List(ctx, &third, client.InNamespace(org), client.MatchingLabels{hubv1alpha1.LabelID: ids[2]})).To(Succeed())
+		Expect(k8s.List(ctx, &third, client.InNamespace(org), client.MatchingFields{"status.id": ids[2]})).To(Succeed())
 		Expect(third.Items).To(HaveLen(1))
 		Eventually(func(g Gomega) {
 			lb := boardObject(org, b.ID)

@@ -206,12 +206,13 @@ var _ = Describe("leaderboard init, create, list, show", func() {
 		Expect(listed.Items).To(ConsistOf(HaveField("ID", b.ID)))
 		Expect(ok(home, "hub", "leaderboard", "show", slug)).To(ContainSubstring("metrics.reward desc (nulls last)"))
 
-		// Rows were created in the same operation, labelled and owned.
+		// Rows were created in the same operation, labelled and owned, and the command
+		// returned once their ids were findable (status.id).
 		var rl hubv1alpha1.LeaderboardRowList
 		Expect(k8s.List(ctx, &rl, client.InNamespace(org))).To(Succeed())
 		Expect(rl.Items).To(HaveLen(3))
 		for _, r := range rl.Items {
-			Expect(r.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelID, string(r.UID)))
+			Expect(r.Status.ID).To(Equal(string(r.UID)))
 			Expect(r.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelLeaderboard, lb.Name))
 			Expect(r.OwnerReferences).To(ConsistOf(HaveField("UID", lb.UID)))
 		}

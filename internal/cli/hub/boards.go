@@ -165,7 +165,7 @@ func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, o
 		} else {
 			row = newRow(lb, in.Spec, now)
 		}
-		p.rows = append(p.rows, &write{obj: row, index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), labelLater: true})
+		p.rows = append(p.rows, &write{obj: row, index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), row: true})
 	}
 	p.beforeRows = func(board client.Object) {
 		for _, w := range p.rows {
@@ -175,7 +175,7 @@ func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, o
 	if err := c.execute(ctx, p, true); err != nil {
 		return nil, err
 	}
-	c.labelNewRows(ctx, lb, p)
+	c.awaitNewRowIDs(ctx, lb, p)
 	out := &Created{Board: lb}
 	for _, w := range p.rows {
 		out.Rows = append(out.Rows, w.obj.(*hubv1alpha1.LeaderboardRow))
@@ -434,7 +434,7 @@ func (c *Client) UpdateBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, r
 	if err := c.execute(ctx, p, true); err != nil {
 		return nil, err
 	}
-	c.labelNewRows(ctx, lb, p)
+	c.awaitNewRowIDs(ctx, lb, p)
 	if p.board == nil {
 		res.Board = lb
 	}
@@ -621,7 +621,7 @@ func (c *Client) planRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, spec
 	}
 	for _, in := range inputs {
 		if in.ID == "" {
-			w := &write{obj: newRow(lb, in.Spec, now), index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), labelLater: true}
+			w := &write{obj: newRow(lb, in.Spec, now), index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), row: true}
 			p.rows = append(p.rows, w)
 			res.newRowWrites = append(res.newRowWrites, w)
 			res.RowDiffs = append(res.RowDiffs, RowDiff{Index: in.Index, New: true})

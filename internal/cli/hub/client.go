@@ -93,11 +93,23 @@ func New(o Options) (*Client, error) {
 	return &Client{c: c, host: cfg.Host, org: o.Org, contextNS: ns, workers: w, ValidateFn: DefaultValidator}, nil
 }
 
-// findByID lists objects labelled with the id, in --org when given, else in every
+// findByID lists the objects whose id is id, in --org when given, else in every
 // namespace (falling back to the context's namespace when the user may not list
-// cluster-wide), and returns the items whose UID really is the id.
+// cluster-wide); callers check the UID of what is found, so a copied label never
+// matches. Boards and datasets carry their id in the label hub.podium.dev/id; rows in
+// status.id, a selectable field the controller writes with the row's status (no label
+// write per row). A row written by an operator from before status.id is found by its
+// label until the controller has written its status again.
 func (c *Client) findByID(ctx context.Context, list client.ObjectList, id string) error {
-	sel := client.MatchingLabels{hubv1alpha1.LabelID: id}
+	if rows, ok := list.(*hubv1alpha1.LeaderboardRowList); ok {
+		if err := c.findIn(ctx, rows, client.MatchingFields{RowIDField: id}); err != nil || len(rows.Items) > 0 {
+			return err
+		}
+	}
+	return c.findIn(ctx, list, client.MatchingLabels{hubv1alpha1.LabelID: id})
+}
+
+func (c *Client) findIn(ctx context.Context, list client.ObjectList, sel client.ListOption) error {
 	if c.org != "" {
 		return c.c.List(ctx, list, sel, client.InNamespace(c.org))
 	}
@@ -106,11 +118,31 @@ func (c *Client) findByID(ctx context.Context, list client.ObjectList, id string
 		c.narrowed.Store(true)
 		err = c.c.List(ctx, list, sel, client.InNamespace(c.contextNS))
 		if apierrors.IsForbidden(err) {
-			return apierr.Forbidden("%s: you may not search every namespace, nor namespace %s: pass --org or record one with `podium auth login --org`", id, c.contextNS)
+			return apierr.Forbidden("%s: you may not search every namespace, nor namespace %s: pass --org or record one with `podium auth login --org`", searchedID(sel), c.contextNS)
 		}
 	}
 	return err
 }
+
+// searchedID is the id a findIn selector looks for, for its error message.
+func searchedID(sel client.ListOption) string {
+	switch s := sel.(type) {
+	case client.MatchingFields:
+		return s[RowIDField]
+	case client.MatchingLabels:
+		return s[hubv1alpha1.LabelID]
+	}
+	return ""
+}
+
+// Selectable fields of LeaderboardRows (the CRD's selectableFields): the apiserver
+// filters rows by them, as it does by labels.
+const (
+	// RowBoardField is a row's board object name.
+	RowBoardField = "spec.leaderboard"
+	// RowIDField is a row's id, written by the controller with the row's status.
+	RowIDField = "status.id"
+)
 
 // notFound is the error of an id that was not found, with a hint when the search was
 // narrowed to the context's namespace because the user may not list every namespace.
@@ -227,7 +259,7 @@ func (c *Client) BoardRows(ctx context.Context, lb *hubv1alpha1.Leaderboard) ([]
 	for {
 		var list hubv1alpha1.LeaderboardRowList
 		err := c.c.List(ctx, &list, client.InNamespace(lb.Namespace),
-			client.MatchingLabels{hubv1alpha1.LabelLeaderboard: lb.Name}, client.Limit(500), client.Continue(cont))
+			client.MatchingFields{RowBoardField: lb.Name}, client.Limit(500), client.Continue(cont))
 		if err != nil {
 			return nil, KubeError(err, "rows of "+Slug(lb))
 		}

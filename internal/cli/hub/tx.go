@@ -12,7 +12,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -32,8 +31,9 @@ type write struct {
 	// what names the object in errors.
 	what string
 	done bool
-	// labelLater leaves the id label of a new row to the controller (see labelRows).
-	labelLater bool
+	// row marks a row: its id is status.id, written by the controller (see
+	// awaitRowIDs), not a label.
+	row bool
 }
 
 func (w *write) create() bool { return w.old == nil }
@@ -160,9 +160,9 @@ func idOf(w *write) string {
 	return ""
 }
 
-// send creates or updates one object. A real create also labels the new object with
-// its id (unless labelLater: see labelRows): the uid is only known from the create
-// response, and the label is what finds a record by id without a scan.
+// send creates or updates one object. A real create of a board also labels it with its
+// id: the uid is only known from the create response, and the label is what finds a
+// board by id without a scan. A row's id is status.id, written by the controller.
 func (c *Client) send(ctx context.Context, w *write, dry bool) error {
 	if w.create() {
 		obj := w.obj
@@ -177,7 +177,7 @@ func (c *Client) send(ctx context.Context, w *write, dry bool) error {
 			return KubeError(err, w.what)
 		}
 		w.done = true
-		if w.labelLater {
+		if w.row {
 			return nil
 		}
 		return c.labelID(ctx, obj)
@@ -374,66 +374,58 @@ func (c *Client) labelID(ctx context.Context, obj client.Object) error {
 	return nil
 }
 
-// labelWait is how long labelRows waits for the controller before labelling itself.
-const labelWait = 5 * time.Second
+// idWait is how long awaitRowIDs waits for the controller.
+const idWait = 5 * time.Second
 
-// labelRows makes sure new rows carry their id label before the command returns, so
-// that the ids it prints work at once. The controller labels every row it sees; a
-// second write per row from the CLI would double the cost of a 500-row create, so the
-// CLI waits a little for the controller, checking with one list of the board's rows
-// that still lack the label, and labels only the stragglers itself (all of them when
-// no operator runs). Labelling is best effort: the rows exist either way.
-func (c *Client) labelRows(ctx context.Context, board client.Object, rows []client.Object) {
-	pending := map[types.UID]client.Object{}
+// awaitRowIDs waits, at most idWait, until the controller has written the status (and
+// so status.id, what finds a row by id) of the new rows, so that the ids a command
+// prints work in the next command. It costs one list per try of the board's rows still
+// without an id (field selector status.id=""), backing off from 20 ms; no write. With
+// no operator running it gives up after idWait: the rows exist either way, and are
+// found by id once the controller has seen them.
+func (c *Client) awaitRowIDs(ctx context.Context, board client.Object, rows []client.Object) {
+	pending := map[types.UID]bool{}
 	for _, r := range rows {
-		if r.GetLabels()[hubv1alpha1.LabelID] == "" {
-			pending[r.GetUID()] = r
-		}
+		pending[r.GetUID()] = true
 	}
-	deadline := time.Now().Add(labelWait)
-	sel, err := labels.Parse(hubv1alpha1.LabelLeaderboard + "=" + board.GetName() + ",!" + hubv1alpha1.LabelID)
-	if err != nil {
-		return
-	}
+	deadline := time.Now().Add(idWait)
+	sel := client.MatchingFields{RowBoardField: board.GetName(), RowIDField: ""}
 	for delay := 20 * time.Millisecond; len(pending) > 0; delay = min(delay*2, 500*time.Millisecond) {
-		var list hubv1alpha1.LeaderboardRowList
-		if err := c.c.List(ctx, &list, client.InNamespace(board.GetNamespace()), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-			break
+		var list metav1.PartialObjectMetadataList
+		list.SetGroupVersionKind(hubv1alpha1.GroupVersion.WithKind("LeaderboardRowList"))
+		if err := c.c.List(ctx, &list, client.InNamespace(board.GetNamespace()), sel); err != nil {
+			return
 		}
-		unlabelled := map[types.UID]bool{}
+		without := make(map[types.UID]bool, len(list.Items))
 		for _, r := range list.Items {
-			unlabelled[r.UID] = true
+			without[r.UID] = true
 		}
 		for uid := range pending {
-			if !unlabelled[uid] {
+			if !without[uid] {
 				delete(pending, uid)
 			}
 		}
 		if len(pending) == 0 || time.Now().After(deadline) {
-			break
+			return
 		}
-		time.Sleep(delay)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
 	}
-	var rest []client.Object
-	for _, r := range pending {
-		rest = append(rest, r)
-	}
-	parallel(ctx, c.workers, len(rest), func(ctx context.Context, i int) error {
-		_ = c.labelID(ctx, rest[i])
-		return nil
-	})
 }
 
-// labelNewRows labels the rows a plan created (see labelRows).
-func (c *Client) labelNewRows(ctx context.Context, board client.Object, p *plan) {
+// awaitNewRowIDs waits for the ids of the rows a plan created (see awaitRowIDs).
+func (c *Client) awaitNewRowIDs(ctx context.Context, board client.Object, p *plan) {
 	var rows []client.Object
 	for _, w := range p.rows {
-		if w.create() && w.labelLater && w.done {
+		if w.create() && w.row && w.done {
 			rows = append(rows, w.obj)
 		}
 	}
 	if len(rows) > 0 {
-		c.labelRows(ctx, board, rows)
+		c.awaitRowIDs(ctx, board, rows)
 	}
 }
 

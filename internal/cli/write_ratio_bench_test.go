@@ -1,0 +1,513 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/testenv"
+)
+
+// BenchmarkWriteRatio measures, in one run against one control plane with the whole
+// operator running, how fast rows written by users end up served by the public read,
+// against the rate at which the same apiserver accepts built-in objects of the same
+// size (docs/performance.md, "Rows in"):
+//
+//   - the ceiling: ConfigMaps carrying a row's bytes, created by 16 concurrent writers
+//     (the CLI's own concurrency), and the same ConfigMaps through `kubectl apply -f`
+//     (kubectl's ceiling: it applies one object after the other);
+//   - `podium hub leaderboard row create` of N rows in files of 500, one command after
+//     the other, until `GET /v1/leaderboards/<org>/<dataset>/<name>` reports all N;
+//   - `kubectl apply -f` of the same N rows as one manifest, until the read reports them.
+//
+// It also prints how many writes the apiserver took per row (its own request counter,
+// every client included). PODIUM_BENCH_WRITE_ROWS sets N (default 3,000). Run by
+// hack/bench/25-write-ratio.sh.
+func BenchmarkWriteRatio(b *testing.B) {
+	n := 3000
+	if v := os.Getenv("PODIUM_BENCH_WRITE_ROWS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 500 || n%500 != 0 {
+			b.Fatalf("PODIUM_BENCH_WRITE_ROWS=%q: want a multiple of 500", v)
+		}
+	}
+	const perFile = 500
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	env, cfg, err := testenv.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	op, err := testenv.StartOperator(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	dir := b.TempDir()
+	bin := filepath.Join(os.Getenv("PODIUM_BIN"), "podium")
+	if os.Getenv("PODIUM_BIN") == "" {
+		bin = filepath.Join(dir, "podium")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/podium")
+		build.Dir = testenv.RepoRoot()
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("building podium: %v\n%s", err, out)
+		}
+	}
+	kubectl, err := testenv.Kubectl()
+	if err != nil {
+		b.Fatal(err)
+	}
+	admin, err := env.AddUser(envtest.User{Name: "bench-admin", Groups: []string{"system:masters"}}, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		b.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	run := func(name string, args ...string) {
+		cmd := exec.Command(name, args...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+	}
+	wcfg := rest.CopyConfig(cfg)
+	wcfg.QPS, wcfg.Burst = 5000, 10000
+	c, err := client.New(wcfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	apiMetrics := func() map[string]float64 { return requestCounts(ctx, b, wcfg) }
+	apiHC, err := rest.HTTPClientFor(wcfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpuAt := func() cpu {
+		return cpuNow(ctx, b, apiHC, strings.TrimSuffix(wcfg.Host, "/")+"/metrics", env.ControlPlane.Etcd.URL.String()+"/metrics")
+	}
+	newOrg := func(prefix string) (org, board string) {
+		org = fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: org}}); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Create(ctx, &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: "bench"}}); err != nil {
+			b.Fatal(err)
+		}
+		cfgFile := filepath.Join(dir, org+".yaml")
+		run(bin, "hub", "leaderboard", "init", "--package", org+"/bench", "--name", "main", "--title", "Bench", "--output", cfgFile)
+		run(bin, "hub", "leaderboard", "create", "--config", cfgFile)
+		var lbs hubv1alpha1.LeaderboardList
+		if err := c.List(ctx, &lbs, client.InNamespace(org)); err != nil || len(lbs.Items) != 1 {
+			b.Fatalf("board of %s: %v", org, err)
+		}
+		// Public, so that the anonymous read can count its rows.
+		lb := &lbs.Items[0]
+		if err := c.Patch(ctx, lb, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"visibility":"public"}}`))); err != nil {
+			b.Fatal(err)
+		}
+		return org, lb.Name
+	}
+	// served waits until the public read of the board reports want rows.
+	served := func(org string, want int) {
+		url := op.BaseURL + "/v1/leaderboards/" + org + "/bench/main?page=1&page_size=1"
+		deadline := time.Now().Add(10 * time.Minute)
+		for {
+			if total, err := readTotal(ctx, url); err == nil && total == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("%s: the read did not report %d rows within 10 minutes", org, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	rowSpec := func(i int) (metadata, metrics, trial string) {
+		return fmt.Sprintf("{agent: agent-%d}", i), fmt.Sprintf("{reward: %d}", i), fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+	}
+
+	for b.Loop() {
+		// The ceiling: ConfigMaps holding what a row holds, 16 writers.
+		cmOrg := testenv.Namespace("cm-bench")
+		if err := c.Create(ctx, cmOrg); err != nil {
+			b.Fatal(err)
+		}
+		before, cpu0 := apiMetrics(), cpuAt()
+		start := time.Now()
+		parallel(b, n, 16, func(i int) error {
+			md, mt, tr := rowSpec(i)
+			return c.Create(ctx, &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Namespace: cmOrg.Name, GenerateName: "main-",
+					Labels: map[string]string{hubv1alpha1.LabelLeaderboard: "main"}},
+				Data: map[string]string{"leaderboard": "main", "metadata": md, "metrics": mt, "trialIDs": tr},
+			})
+		})
+		cmRate := float64(n) / time.Since(start).Seconds()
+		cmWrites := writesPer(before, apiMetrics(), "configmaps", n)
+		cmCPU := cpuAt().per(cpu0, n)
+
+		// kubectl's ceiling: the same ConfigMaps through kubectl apply.
+		var m strings.Builder
+		for i := range n {
+			md, mt, tr := rowSpec(i)
+			fmt.Fprintf(&m, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: main-%05d\n  namespace: %s\n  labels: {hub.podium.dev/leaderboard: main}\ndata:\n  leaderboard: main\n  metadata: %q\n  metrics: %q\n  trialIDs: %q\n", i, cmOrg.Name, md, mt, tr)
+		}
+		cmManifest := filepath.Join(dir, "cm-manifest.yaml")
+		if err := os.WriteFile(cmManifest, []byte(m.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		cpu0 = cpuAt()
+		start = time.Now()
+		run(kubectl, "apply", "-f", cmManifest)
+		kubectlCMRate := float64(n) / time.Since(start).Seconds()
+		kubectlCMCPU := cpuAt().per(cpu0, n)
+
+		// The same rows from 16 goroutines of this process (no CLI), until served: the
+		// apiserver's and the operator's share, without the command's own.
+		rawOrg, rawBoard := newOrg("raw-ratio")
+		var rawLB hubv1alpha1.Leaderboard
+		if err := c.Get(ctx, client.ObjectKey{Namespace: rawOrg, Name: rawBoard}, &rawLB); err != nil {
+			b.Fatal(err)
+		}
+		controller := true
+		before, cpu0 = apiMetrics(), cpuAt()
+		stopProfile := profileAPIServer(ctx, b, apiHC, wcfg.Host)
+		start = time.Now()
+		parallel(b, n, 16, func(i int) error {
+			md, mt, tr := rowSpec(i)
+			r := &hubv1alpha1.LeaderboardRow{
+				ObjectMeta: metav1.ObjectMeta{Namespace: rawOrg, GenerateName: rawBoard + "-",
+					OwnerReferences: []metav1.OwnerReference{{APIVersion: hubv1alpha1.GroupVersion.String(), Kind: "Leaderboard",
+						Name: rawBoard, UID: rawLB.UID, Controller: &controller}}},
+				Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: rawBoard,
+					Metadata: &apiextensionsv1.JSON{Raw: yamlJSON(md)}, Metrics: &apiextensionsv1.JSON{Raw: yamlJSON(mt)}, TrialIDs: []string{tr}},
+			}
+			return c.Create(ctx, r)
+		})
+		rawDone := time.Since(start)
+		stopProfile()
+		served(rawOrg, n)
+		rawRate := float64(n) / time.Since(start).Seconds()
+		rawWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
+		rawCPU := cpuAt().per(cpu0, n)
+
+		// podium row create, files of 500, until served.
+		org, _ := newOrg("cli-ratio")
+		var rows strings.Builder
+		rows.WriteString("rows:\n")
+		for i := range perFile {
+			md, mt, tr := rowSpec(i)
+			fmt.Fprintf(&rows, "  - metadata: %s\n    metrics: %s\n    trial_ids: [%s]\n", md, mt, tr)
+		}
+		rowsFile := filepath.Join(dir, "rows.yaml")
+		if err := os.WriteFile(rowsFile, []byte(rows.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		before, cpu0 = apiMetrics(), cpuAt()
+		start = time.Now()
+		for range n / perFile {
+			run(bin, "hub", "leaderboard", "row", "create", org+"/bench/main", "--config", rowsFile, "--quiet")
+		}
+		cliDone := time.Since(start)
+		served(org, n)
+		cliRate := float64(n) / time.Since(start).Seconds()
+		cliWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
+		cliCPU := cpuAt().per(cpu0, n)
+
+		// kubectl apply -f of the same rows, until served.
+		kOrg, board := newOrg("kubectl-ratio")
+		m.Reset()
+		for i := range n {
+			md, mt, tr := rowSpec(i)
+			fmt.Fprintf(&m, "---\napiVersion: hub.podium.dev/v1alpha1\nkind: LeaderboardRow\nmetadata:\n  name: %s-%05d\n  namespace: %s\nspec:\n  leaderboard: %s\n  metadata: %s\n  metrics: %s\n  trialIDs: [%s]\n", board, i, kOrg, board, md, mt, tr)
+		}
+		manifest := filepath.Join(dir, "rows-manifest.yaml")
+		if err := os.WriteFile(manifest, []byte(m.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		before, cpu0 = apiMetrics(), cpuAt()
+		start = time.Now()
+		run(kubectl, "apply", "-f", manifest)
+		kubectlDone := time.Since(start)
+		served(kOrg, n)
+		kubectlRate := float64(n) / time.Since(start).Seconds()
+		kubectlWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
+		kubectlCPU := cpuAt().per(cpu0, n)
+
+		b.ReportMetric(cliRate/cmRate*100, "%cli-of-ceiling")
+		b.ReportMetric(kubectlRate/kubectlCMRate*100, "%kubectl-of-ceiling")
+		fmt.Printf("write-ratio: ceiling: %d ConfigMaps of a row's bytes, 16 writers: %.0f objects/s (%s; %s)\n", n, cmRate, cmWrites, cmCPU)
+		fmt.Printf("write-ratio: rows created by 16 writers of the bench (no CLI), served by the read: %.0f rows/s = %.0f%% of the ceiling (created after %.1fs; %s; %s)\n",
+			rawRate, rawRate/cmRate*100, rawDone.Seconds(), rawWrites, rawCPU)
+		fmt.Printf("write-ratio: podium row create, %d x %d rows, served by the read: %.0f rows/s = %.0f%% of the ceiling (commands done after %.1fs, served after %.1fs; %s; %s)\n",
+			n/perFile, perFile, cliRate, cliRate/cmRate*100, cliDone.Seconds(), float64(n)/cliRate, cliWrites, cliCPU)
+		fmt.Printf("write-ratio: kubectl's ceiling: kubectl apply -f of the %d ConfigMaps: %.0f objects/s (%s)\n", n, kubectlCMRate, kubectlCMCPU)
+		fmt.Printf("write-ratio: kubectl apply -f of %d rows, served by the read: %.0f rows/s = %.0f%% of kubectl's ceiling, %.0f%% of the 16-writer ceiling (apply done after %.1fs, served after %.1fs; %s; %s)\n",
+			n, kubectlRate, kubectlRate/kubectlCMRate*100, kubectlRate/cmRate*100, kubectlDone.Seconds(), float64(n)/kubectlRate, kubectlWrites, kubectlCPU)
+	}
+}
+
+// cpu is the CPU time, in seconds, each part of the bench has used so far: the
+// apiserver and etcd (their process_cpu_seconds_total), this process (the operator
+// and the bench's own writers and poller), and the commands it ran and waited for
+// (the CLI, kubectl). CPU seconds per object say where the work goes whatever else
+// the machine runs, which rates alone cannot.
+type cpu struct{ apiserver, etcd, self, children float64 }
+
+func cpuNow(ctx context.Context, b *testing.B, apiserver *http.Client, apiURL, etcdURL string) cpu {
+	var self, children syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &self); err != nil {
+		b.Fatal(err)
+	}
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children); err != nil {
+		b.Fatal(err)
+	}
+	secs := func(r syscall.Rusage) float64 {
+		return float64(r.Utime.Sec+r.Stime.Sec) + float64(r.Utime.Usec+r.Stime.Usec)/1e6
+	}
+	return cpu{
+		apiserver: processCPU(ctx, b, apiserver, apiURL),
+		etcd:      processCPU(ctx, b, http.DefaultClient, etcdURL),
+		self:      secs(self),
+		children:  secs(children),
+	}
+}
+
+func (c cpu) per(before cpu, n int) string {
+	k := 1000 / float64(n)
+	return fmt.Sprintf("CPU s per 1,000: apiserver %.1f, etcd %.1f, operator+bench %.1f, commands %.1f",
+		(c.apiserver-before.apiserver)*k, (c.etcd-before.etcd)*k, (c.self-before.self)*k, (c.children-before.children)*k)
+}
+
+// processCPU reads process_cpu_seconds_total from a /metrics endpoint.
+func processCPU(ctx context.Context, b *testing.B, hc *http.Client, url string) float64 {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "process_cpu_seconds_total "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return f
+		}
+	}
+	b.Fatalf("%s: no process_cpu_seconds_total", url)
+	return 0
+}
+
+// parallel runs do(0..n-1) on workers goroutines and fails b on the first error.
+func parallel(b *testing.B, n, workers int, do func(i int) error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var first atomic.Value
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || first.Load() != nil {
+					return
+				}
+				if err := do(i); err != nil {
+					first.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, _ := first.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// readTotal returns pagination.total of a GET read.
+func readTotal(ctx context.Context, url string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s", resp.Status)
+	}
+	var body struct {
+		Pagination struct {
+			Total int `json:"total"`
+		} `json:"pagination"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return 0, err
+	}
+	return body.Pagination.Total, nil
+}
+
+// requestCounts reads the apiserver's apiserver_request_total counter of mutating
+// requests, keyed "VERB resource[/subresource]".
+func requestCounts(ctx context.Context, b *testing.B, cfg *rest.Config) map[string]float64 {
+	rc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+"/metrics", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp, err := rc.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
+			continue
+		}
+		labels, value, ok := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
+		if !ok {
+			continue
+		}
+		l := promLabels(labels)
+		switch l["verb"] {
+		case "POST", "PUT", "PATCH", "DELETE", "APPLY":
+		default:
+			continue
+		}
+		key := l["verb"] + " " + l["resource"]
+		if l["subresource"] != "" {
+			key += "/" + l["subresource"]
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			continue
+		}
+		out[key] += v
+	}
+	return out
+}
+
+func promLabels(s string) map[string]string {
+	out := map[string]string{}
+	for s != "" {
+		k, rest, ok := strings.Cut(s, `="`)
+		if !ok {
+			break
+		}
+		v, rest, _ := strings.Cut(rest, `"`)
+		out[k] = v
+		s = strings.TrimPrefix(rest, ",")
+	}
+	return out
+}
+
+// writesPer says how many mutating requests on resource (and its subresources) the
+// apiserver took per object between two counter readings.
+func writesPer(before, after map[string]float64, resource string, n int) string {
+	var parts []string
+	total := 0.0
+	for k, v := range after {
+		_, res, _ := strings.Cut(k, " ")
+		if res != resource && !strings.HasPrefix(res, resource+"/") {
+			continue
+		}
+		if d := v - before[k]; d > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.2f", k, d/float64(n)))
+			total += d
+		}
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("%.2f writes per object: %s", total/float64(n), strings.Join(parts, ", "))
+}
+
+// yamlJSON turns a YAML flow mapping ("{agent: a}") into JSON.
+func yamlJSON(s string) []byte {
+	j, err := yaml.YAMLToJSON([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return j
+}
+
+// profileAPIServer, when PODIUM_BENCH_PPROF names a directory, takes a 20-second CPU
+// profile of the apiserver (its /debug/pprof/profile) from now, written to
+// apiserver-rows.pprof there: where a row's apiserver time goes (go tool pprof -top).
+// The returned function waits for it.
+func profileAPIServer(ctx context.Context, b *testing.B, hc *http.Client, host string) func() {
+	dir := os.Getenv("PODIUM_BENCH_PPROF")
+	if dir == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(host, "/")+"/debug/pprof/profile?seconds=20", nil)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		f, err := os.Create(filepath.Join(dir, "apiserver-rows.pprof"))
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer func() { _ = f.Close() }()
+		if _, err := io.Copy(f, resp.Body); err != nil {
+			b.Error(err)
+		}
+	}()
+	return func() { <-done }
+}
