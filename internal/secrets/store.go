@@ -208,7 +208,6 @@ func (s *Store) create(ctx context.Context, req StoreRequest) (*hubv1alpha1.Host
 		}
 		sec.Type = corev1.SecretTypeDockerConfigJson
 		sec.Data = map[string][]byte{corev1.DockerConfigJsonKey: cfg}
-		hs.Spec.SecretRef.Key = DefaultValueKey
 	}
 	if err := s.Client.Create(ctx, sec); err != nil {
 		s.discard(hs)
