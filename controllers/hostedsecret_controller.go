@@ -47,8 +47,11 @@ type HostedSecretReconciler struct {
 
 // manage-others: the operator creates and deletes HostedSecrets for the callers of its
 // HTTP API, after its own checks; the ownership admission policy requires the verb for
-// that (config/admission, docs/secrets.md).
-// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;delete;manage-others;store-registry
+// that (config/admission, docs/secrets.md). place-values and update: it stores values in
+// its value namespace (secretRef.namespace, which the same policy lets only holders of
+// place-values set) and moves old values there. store-registry: only it creates
+// registry credentials (type registry), for /v1/registry-credentials.
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;update;delete;manage-others;place-values;store-registry
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
@@ -62,7 +65,7 @@ func (r *HostedSecretReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&hubv1alpha1.HostedSecret{}).
 		Watches(&hubv1alpha1.HostedSecret{}, r.slotFreed()).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(valueSecretToHostedSecret)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.valueSecretToHostedSecret)).
 		Named("hostedsecret").
 		Complete(r)
 }
@@ -98,12 +101,20 @@ func (r *HostedSecretReconciler) slotFreed() handler.EventHandler {
 	}
 }
 
-func valueSecretToHostedSecret(_ context.Context, o client.Object) []reconcile.Request {
+// valueSecretToHostedSecret maps a value Secret to its HostedSecret: by its label, in
+// its namespace, or for a Secret of the value namespace in the org its org label names.
+// At start the cache lists every value Secret, so values whose HostedSecret was deleted
+// while no operator ran are found then.
+func (r *HostedSecretReconciler) valueSecretToHostedSecret(_ context.Context, o client.Object) []reconcile.Request {
 	name := o.GetLabels()[hubv1alpha1.LabelHostedSecret]
 	if name == "" {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+	ns := o.GetNamespace()
+	if org := o.GetLabels()[hubv1alpha1.LabelOrg]; org != "" && ns == r.Lifecycle.Place.Namespace {
+		ns = org
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
 }
 
 // Reconcile brings one HostedSecret to its state.
@@ -124,6 +135,11 @@ func (r *HostedSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	if err != nil {
 		return res, err
+	}
+	// A value an older Podium stored in the org namespace moves to the value namespace
+	// (a conflict means hs changed meanwhile: the next reconcile looks again).
+	if _, err := r.Lifecycle.MoveValue(ctx, hs, secrets.MoveDone); err != nil {
+		return ctrl.Result{}, err
 	}
 	return res, r.removeStrayValues(ctx, req.NamespacedName, hs)
 }
@@ -237,23 +253,22 @@ type valueProblem struct{ reason, msg string }
 // nobody which Secrets exist or how they are labelled.
 func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1.HostedSecret) (string, *valueProblem, error) {
 	notGranted := &valueProblem{hubv1alpha1.ReasonSecretNotGranted, secrets.NotGrantedMessage(hs)}
-	key := client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}
+	key, ok := r.Lifecycle.Place.Of(hs)
+	if !ok {
+		// secretRef names a namespace that is neither the org's nor the value namespace.
+		return "", notGranted, nil
+	}
 	if errs := validation.IsDNS1123Subdomain(key.Name); len(errs) > 0 {
 		// Objects stored before the CRD validated secretRef.name: never ask for such a
 		// name (the apiserver would answer with an error on every retry).
 		return "", notGranted, nil
 	}
-	s := &corev1.Secret{}
-	err := r.Client.Get(ctx, key, s) // cached: only Podium-labelled Secrets are there
-	if apierrors.IsNotFound(err) {
-		// Declarative use: a Secret applied without Podium's managed-by label is read
-		// once, uncached, and labelled below so that from then on the cache sees it.
-		err = r.APIReader.Get(ctx, key, s)
-	}
-	if apierrors.IsNotFound(err) {
-		s = nil
-	} else if err != nil {
-		return "", nil, fmt.Errorf("reading Secret %s: %w", key, err)
+	// Cached first (only Podium-labelled Secrets are there); a Secret applied without
+	// Podium's managed-by label is read once, uncached, and labelled below so that from
+	// then on the cache sees it. During a move the other side counts too (Place).
+	s, err := r.Lifecycle.Place.Find(ctx, hs, r.Client, r.APIReader)
+	if err != nil {
+		return "", nil, err
 	}
 	if ok, why := secrets.Granted(s, hs); !ok {
 		logf.FromContext(ctx).V(1).Info("The referenced Secret is not granted", "hostedSecret", client.ObjectKeyFromObject(hs), "why", why)
@@ -284,7 +299,11 @@ func (r *HostedSecretReconciler) own(ctx context.Context, hs *hubv1alpha1.Hosted
 		want.Annotations = map[string]string{}
 	}
 	want.Annotations[hubv1alpha1.AnnotationHostedSecretUID] = string(hs.UID)
-	if err := controllerutil.SetControllerReference(hs, want, r.Client.Scheme()); err != nil {
+	if s.Namespace != hs.Namespace {
+		// The value namespace: no owner reference can cross namespaces; the org label
+		// is what the clean-up finds it by (Granted already required it).
+		want.Labels[hubv1alpha1.LabelOrg] = hs.Namespace
+	} else if err := controllerutil.SetControllerReference(hs, want, r.Client.Scheme()); err != nil {
 		if err := controllerutil.SetOwnerReference(hs, want, r.Client.Scheme()); err != nil {
 			return err
 		}
@@ -345,13 +364,24 @@ func (r *HostedSecretReconciler) revokeOthers(ctx context.Context, hs *hubv1alph
 }
 
 // removeStrayValues deletes the value Secrets labelled for name that no live secret
-// needs: their HostedSecret is gone (or was recreated), or revoked. Absence is
-// confirmed uncached, so a Secret created just after its HostedSecret is never taken
-// for a stray because the cache has not seen the HostedSecret yet.
+// needs: their HostedSecret is gone (or was recreated), or revoked. That covers both
+// the org namespace and the value namespace (found by their org label: no owner
+// reference, so no garbage collection, reaches them). Absence is confirmed uncached, so
+// a Secret created just after its HostedSecret is never taken for a stray because the
+// cache has not seen the HostedSecret yet.
 func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key types.NamespacedName, hs *hubv1alpha1.HostedSecret) error {
 	list := &corev1.SecretList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(key.Namespace), client.MatchingLabels{hubv1alpha1.LabelHostedSecret: key.Name}); err != nil {
 		return err
+	}
+	if vns := r.Lifecycle.Place.Namespace; vns != "" && vns != key.Namespace {
+		there := &corev1.SecretList{}
+		if err := r.Client.List(ctx, there, client.InNamespace(vns), client.MatchingLabels{
+			hubv1alpha1.LabelHostedSecret: key.Name, hubv1alpha1.LabelOrg: key.Namespace,
+		}); err != nil {
+			return err
+		}
+		list.Items = append(list.Items, there.Items...)
 	}
 	if len(list.Items) == 0 {
 		return nil
@@ -368,7 +398,7 @@ func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key type
 	}
 	for i := range list.Items {
 		s := &list.Items[i]
-		if hs != nil && hs.Status.State != hubv1alpha1.StateRevoked && ownedBy(s, hs.UID) {
+		if hs != nil && hs.Status.State != hubv1alpha1.StateRevoked && r.serves(s, hs) {
 			continue
 		}
 		if err := r.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
@@ -377,6 +407,24 @@ func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key type
 		logf.FromContext(ctx).Info("Deleted a value Secret no active secret uses", "secret", client.ObjectKeyFromObject(s))
 	}
 	return nil
+}
+
+// serves says whether s is a value Secret of the live secret hs: in its namespace, owned
+// by it; in the value namespace, bound to its UID at one of its places (Place.Places:
+// the copy of a move under way is kept).
+func (r *HostedSecretReconciler) serves(s *corev1.Secret, hs *hubv1alpha1.HostedSecret) bool {
+	if s.Namespace == hs.Namespace {
+		return ownedBy(s, hs.UID)
+	}
+	if uid, bound := secrets.BoundTo(s); !bound || uid != hs.UID {
+		return false
+	}
+	for _, k := range r.Lifecycle.Place.Places(hs) {
+		if k == client.ObjectKeyFromObject(s) {
+			return true
+		}
+	}
+	return false
 }
 
 func ownedBy(s *corev1.Secret, uid types.UID) bool {

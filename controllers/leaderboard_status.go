@@ -257,8 +257,13 @@ func undeclaredAccessors(lb *hubv1alpha1.Leaderboard, metaSchema, metricsSchema 
 		}
 	}
 	for i, rule := range lb.Spec.RankBy {
-		if !declared(rule.Accessor) {
-			out = append(out, "rankBy["+strconv.Itoa(i)+"].accessor "+strconv.Quote(rule.Accessor))
+		for _, f := range [...]struct{ name, acc string }{
+			{"accessor", rule.Accessor}, {"stderr", rule.Stderr},
+			{"intervalLow", rule.IntervalLow}, {"intervalHigh", rule.IntervalHigh},
+		} {
+			if f.acc != "" && !declared(f.acc) {
+				out = append(out, "rankBy["+strconv.Itoa(i)+"]."+f.name+" "+strconv.Quote(f.acc))
+			}
 		}
 	}
 	return out

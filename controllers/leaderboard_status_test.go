@@ -68,10 +68,17 @@ func TestUndeclaredAccessors(t *testing.T) {
 			{ID: "model", Accessor: "metadata.model"},
 			{ID: "reward", Accessor: "metrics.reward"},
 		},
-		RankBy: []hubv1alpha1.RankRule{{Accessor: "metrics.reward"}, {Accessor: "metadata.date"}},
+		RankBy: []hubv1alpha1.RankRule{
+			{Accessor: "metrics.reward"}, {Accessor: "metadata.date"},
+			{Accessor: "metadata.agent", IntervalLow: "metadata.lo", IntervalHigh: "metrics.hi"},
+			{Accessor: "metadata.agent", Stderr: "metadata.se"},
+		},
 	}}
 	got := undeclaredAccessors(lb, meta, metrics)
-	want := []string{`columns[agent].displayAccessor "metadata.agent_url"`, `columns[model].accessor "metadata.model"`, `rankBy[1].accessor "metadata.date"`}
+	want := []string{
+		`columns[agent].displayAccessor "metadata.agent_url"`, `columns[model].accessor "metadata.model"`,
+		`rankBy[1].accessor "metadata.date"`, `rankBy[2].intervalLow "metadata.lo"`, `rankBy[3].stderr "metadata.se"`,
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -81,6 +81,10 @@ const (
 	// the UID of the HostedSecret it is bound to. A Secret bound to one HostedSecret is
 	// never used by another, even one of the same name (docs/secrets.md, "Ownership").
 	AnnotationHostedSecretUID = "hub.podium.dev/hosted-secret-uid"
+	// LabelOrg is on every value Secret in the operator's value namespace: the namespace
+	// (org) of the HostedSecret it belongs to. A Secret cannot be owned across namespaces,
+	// so the operator finds (and cleans up) such values by it and LabelHostedSecret.
+	LabelOrg = "hub.podium.dev/org"
 	// LabelSlot is on each slot pointer (a Lease): the hash of the slot it guards.
 	LabelSlot = "hub.podium.dev/slot"
 	// AnnotationHolderName is on each slot pointer: the name of the HostedSecret whose
@@ -122,8 +126,19 @@ const (
 	ReasonRevoked = "Revoked"
 )
 
-// SecretValueRef points at the Kubernetes Secret (same namespace) that holds the value.
+// SecretValueRef points at the Kubernetes Secret that holds the value: in the
+// HostedSecret's own namespace, or (namespace set, by the operator only) in the
+// operator's value namespace (docs/secrets.md, "Where values live").
 type SecretValueRef struct {
+	// namespace of the Secret; unset means the HostedSecret's own namespace. Only the
+	// operator sets it (the admission policy podium-hostedsecret-ownership refuses anyone
+	// without the verb place-values on hostedsecrets): values stored over HTTP live in the
+	// operator's value namespace, which org members cannot read. It may be set once on an
+	// existing object (the operator moving a value there), never changed or removed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace,omitempty"`
 	// name of the Secret: a Kubernetes object name (lower-case letters, digits, '-' and
 	// '.', starting and ending with a letter or digit).
 	// +required
@@ -187,9 +202,11 @@ type HostedSecretSpec struct {
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="!self.matches(r'[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]')",message="provider must not contain control or formatting characters (such as bidirectional overrides)"
 	Provider string `json:"provider,omitempty"`
-	// secretRef names the Secret holding the value. Immutable.
+	// secretRef names the Secret holding the value. Immutable, except that the operator
+	// may set its namespace once, keeping name and key (moving a value into its value
+	// namespace).
 	// +required
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="secretRef is immutable"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf || (!has(oldSelf.__namespace__) && has(self.__namespace__) && self.name == oldSelf.name && self.key == oldSelf.key)",message="secretRef is immutable (only its namespace may be set once, by the operator moving the value)"
 	SecretRef SecretValueRef `json:"secretRef"`
 }
 

@@ -97,7 +97,12 @@ type Column struct {
 	EnableSorting *bool `json:"enableSorting,omitempty"`
 }
 
-// RankRule is one ranking rule; rules apply in order, later ones break ties.
+// RankRule is one ranking rule; rules apply in order, later ones break ties. A rule may
+// name the uncertainty of its value, either as a standard error (stderr) or as an
+// interval (intervalLow and intervalHigh); the read then serves each row's rank range
+// (docs/ranking.md, "Rank ranges").
+// +kubebuilder:validation:XValidation:rule="!has(self.stderr) || (!has(self.intervalLow) && !has(self.intervalHigh))",message="give stderr, or intervalLow and intervalHigh, not both"
+// +kubebuilder:validation:XValidation:rule="has(self.intervalLow) == has(self.intervalHigh)",message="intervalLow and intervalHigh must be given together"
 type RankRule struct {
 	// accessor is the value path, beginning with "metadata." or "metrics.".
 	// +required
@@ -111,6 +116,30 @@ type RankRule struct {
 	// direction).
 	// +optional
 	Nulls NullsPlacement `json:"nulls,omitempty"`
+	// stderr is the path of the value's standard error, beginning with "metadata." or
+	// "metrics."; a row's value then stands for the 95% interval value ± 1.96·stderr.
+	// Not with intervalLow and intervalHigh.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^(metadata|metrics)\.[A-Za-z0-9_.-]+$`
+	Stderr string `json:"stderr,omitempty"`
+	// intervalLow is the path of the low bound of the value's interval (with
+	// intervalHigh, instead of stderr).
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^(metadata|metrics)\.[A-Za-z0-9_.-]+$`
+	IntervalLow string `json:"intervalLow,omitempty"`
+	// intervalHigh is the path of the high bound of the value's interval (with
+	// intervalLow).
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^(metadata|metrics)\.[A-Za-z0-9_.-]+$`
+	IntervalHigh string `json:"intervalHigh,omitempty"`
+}
+
+// HasUncertainty says whether the rule names an uncertainty (stderr or an interval).
+func (r *RankRule) HasUncertainty() bool {
+	return r.Stderr != "" || r.IntervalLow != "" || r.IntervalHigh != ""
 }
 
 // LeaderboardSpec is a leaderboard's definition (docs/leaderboards.md).
@@ -175,9 +204,11 @@ type LeaderboardSpec struct {
 	Columns []Column `json:"columns,omitempty"`
 	// rankBy are the ranking rules, evaluated in order to break ties; with none, rows
 	// rank in creation order.
+	// At most one rule names an uncertainty (stderr or an interval).
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.filter(r, has(r.stderr) || has(r.intervalLow) || has(r.intervalHigh)).size() <= 1",message="at most one rank rule may name an uncertainty (stderr or intervalLow/intervalHigh)"
 	RankBy []RankRule `json:"rankBy,omitempty"`
 	// datasetVersionRefs are version refs ("latest" or a tag), resolved to fixed
 	// version UUIDs when the leaderboard is created. When both datasetVersionRefs and

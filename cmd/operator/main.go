@@ -31,6 +31,7 @@ func main() {
 	flag.StringVar(&o.PreflightConfig, "preflight-config", "", "YAML file with the preflight provider table and reserved names (defaults built in).")
 	var certSecret, dnsNames string
 	ns := operatorNamespace()
+	flag.StringVar(&o.SecretValueNamespace, "secret-value-namespace", ns, "Namespace where the values of hosted secrets stored over HTTP live; only the operator may read it (default: the operator's own namespace).")
 	flag.StringVar(&o.Delivery.WebhookAddr, "webhook-addr", "", "Address of the admission webhook that delivers hosted secrets to Jobs and Pods (HTTPS), e.g. :9443 (the Deployment's); \"\" (default) serves none.")
 	flag.StringVar(&o.Delivery.CertDir, "webhook-cert-dir", "", "Directory with tls.crt and tls.key of the webhook (cert-manager); unset, the operator issues and rotates its own.")
 	flag.StringVar(&certSecret, "webhook-cert-secret", ns+"/"+operator.DefaultCertSecretName, "namespace/name of the Secret holding the certificate the operator issues.")

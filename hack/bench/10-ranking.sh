@@ -5,6 +5,8 @@
 #   Page1 / Page2000  the first and the last page of 50 (offset 0 and 99,950), with ranks
 #   IndexMemory100k   heap held by the index per row (the cached objects not counted)
 #   RulesChange100k   re-sorting the whole board after its rankBy changed
+#   Ranges*           the same on a board whose first rule names a stderr: every row
+#                     also in the band tree, every page row with its rank_upper
 # Pure Go benchmarks, no control plane. The fast ones run PODIUM_BENCH_COUNT times (3)
 # and the best run is printed: on a shared machine the best is the least disturbed.
 set -euo pipefail
@@ -24,7 +26,7 @@ echo "$out" | awk '
 	if (name in best && best[name] <= $3) next
 	if (!(name in best)) order[++n] = name
 	best[name] = $3
-	line = sprintf("ranking: %-18s", name)
+	line = sprintf("ranking: %-24s", name)
 	for (i = 3; i < NF; i += 2) {
 		v = $i; u = $(i + 1)
 		if (u == "ns/op" && v >= 1e6) { v = sprintf("%.1f", v / 1e6); u = "ms/op" }

@@ -157,6 +157,7 @@ func run() error {
 		"--webhook-addr", webhookAddr,
 		"--webhook-dns-names", "localhost",
 		"--webhook-cert-secret", testenv.DeliveryNamespace+"/"+operator.DefaultCertSecretName,
+		"--secret-value-namespace", testenv.DeliveryNamespace,
 	)
 	supCtx, stopSup := context.WithCancel(context.Background())
 	supDone := make(chan error, 1)

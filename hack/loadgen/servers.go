@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -125,6 +126,15 @@ type sortedBoard []ranking.Entry
 
 func (s sortedBoard) Len() int        { return len(s) }
 func (s sortedBoard) Version() uint64 { return 0 }
+func (s sortedBoard) Find(uid types.UID) (httpapi.RankedRow, bool) {
+	for _, e := range s {
+		if e.Row.UID == uid {
+			return e, true
+		}
+	}
+	return httpapi.RankedRow{}, false
+}
+
 func (s sortedBoard) Page(offset, limit int) []httpapi.RankedRow {
 	if offset >= len(s) {
 		return nil

@@ -132,6 +132,14 @@ var _ = Describe("Delivery into Jobs", func() {
 		Expect(s.Annotations[hubv1alpha1.AnnotationRunHostedSecrets]).NotTo(ContainSubstring(bobKey.ID))
 		Eventually(func() string { return ownerUID(runSecret(acme.Name, name)) }).Should(Equal(string(created.UID)))
 
+		By("reading the values from the operator's value namespace: the org's Secrets are run Secrets only")
+		var inOrg corev1.SecretList
+		Expect(k8sClient.List(ctx, &inOrg, client.InNamespace(acme.Name))).To(Succeed())
+		Expect(inOrg.Items).NotTo(BeEmpty())
+		for _, o := range inOrg.Items {
+			Expect(o.Labels).To(HaveKey(hubv1alpha1.LabelRunFor), "Secret %s of the org namespace", o.Name)
+		}
+
 		By("warning about the missing and the reserved variable, naming the agent and model")
 		w := strings.Join(alice.warnings.take(), "\n")
 		Expect(w).To(ContainSubstring("OPENAI_API_KEY is not delivered"))

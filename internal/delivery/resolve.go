@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -63,6 +61,8 @@ type Resolver struct {
 	// API reads uncached: a value Secret the cache has not seen yet.
 	API    client.Reader
 	Config *preflight.Config
+	// Place says where values live (the org namespace or the operator's value namespace).
+	Place secrets.Place
 }
 
 // Resolve returns what a run of requester in namespace gets for req: for each name the
@@ -147,17 +147,14 @@ func (r *Resolver) active(ctx context.Context, slot secrets.Slot) (*Delivery, er
 	if hs == nil {
 		return nil, nil
 	}
-	key := client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}
-	s := &corev1.Secret{}
-	err := r.Cache.Get(ctx, key, s)
-	if apierrors.IsNotFound(err) {
-		err = r.API.Get(ctx, key, s)
-	}
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
+	// Wherever the value lives (secretRef; during a move the other side too), cached
+	// first, then uncached (a value Secret the cache has not seen yet).
+	s, err := r.Place.Find(ctx, hs, r.Cache, r.API)
 	if err != nil {
-		return nil, fmt.Errorf("reading the value Secret of %s/%s: %w", hs.Namespace, hs.Name, err)
+		return nil, err
+	}
+	if s == nil {
+		return nil, nil
 	}
 	// The value Secret serves the HostedSecret only when it is granted to it and bound
 	// to its UID (the controller adopts by UID before the secret becomes active): a name

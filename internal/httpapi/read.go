@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +20,7 @@ import (
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/lru"
+	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/wire"
 )
 
@@ -57,14 +59,13 @@ type RankedBoard interface {
 	Version() uint64
 	// Page returns up to limit rows from offset, in rank order.
 	Page(offset, limit int) []RankedRow
+	// Find returns one ranked row by UID, false when it is not ranked on the board.
+	Find(uid types.UID) (RankedRow, bool)
 }
 
-// RankedRow is a row with its standard competition rank. Row is the shared cached
-// object: read-only.
-type RankedRow struct {
-	Rank int
-	Row  *hubv1alpha1.LeaderboardRow
-}
+// RankedRow is a row with its standard competition rank and, on boards whose rules
+// name an uncertainty, its rank range. Row is the shared cached object: read-only.
+type RankedRow = ranking.Entry
 
 // ReadOptions configure the read handler.
 type ReadOptions struct {
@@ -86,6 +87,8 @@ type Read struct {
 	o      ReadOptions
 	pages  *lru.Cache[pageKey, *page]
 	boards boardIndex
+	// csv makes readers of a board's CSV that arrive together share one encoding.
+	csv singleflight.Group
 }
 
 // NewRead returns the read handler.
@@ -234,18 +237,9 @@ func (rd *Read) ServeGET(w http.ResponseWriter, r *http.Request) {
 // parseGET reads the target from the path and the query. Unknown, repeated or
 // unparseable query parameters are a 400, as a body's unknown fields are.
 func parseGET(r *http.Request) (target, error) {
-	t := target{page: 1, size: DefaultPageSize}
-	if id := r.PathValue("id"); id != "" {
-		if !hubv1alpha1.IsUUID(id) {
-			return t, apierr.BadRequest("leaderboard_id", "must be a UUID")
-		}
-		t.id = strings.ToLower(id)
-	} else {
-		pkg := r.PathValue("org") + "/" + r.PathValue("dataset")
-		if !validPackage(pkg) {
-			return t, apierr.BadRequest("package", "must be <org>/<dataset>")
-		}
-		t.pkg, t.name = pkg, r.PathValue("name")
+	t, err := pathTarget(r)
+	if err != nil {
+		return t, err
 	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
@@ -272,6 +266,25 @@ func parseGET(r *http.Request) (target, error) {
 			t.size = n
 		}
 	}
+	return t, nil
+}
+
+// pathTarget reads the board of a GET route from its path: {id}, or {org}, {dataset}
+// and {name}.
+func pathTarget(r *http.Request) (target, error) {
+	t := target{page: 1, size: DefaultPageSize}
+	if id := r.PathValue("id"); id != "" {
+		if !hubv1alpha1.IsUUID(id) {
+			return t, apierr.BadRequest("leaderboard_id", "must be a UUID")
+		}
+		t.id = strings.ToLower(id)
+		return t, nil
+	}
+	pkg := r.PathValue("org") + "/" + r.PathValue("dataset")
+	if !validPackage(pkg) {
+		return t, apierr.BadRequest("package", "must be <org>/<dataset>")
+	}
+	t.pkg, t.name = pkg, r.PathValue("name")
 	return t, nil
 }
 
@@ -474,6 +487,12 @@ func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wire.Row {
 		CreatedAt:     wire.Timestamp(row.CreationTimestamp.Time),
 		UpdatedAt:     wire.Timestamp(wire.ServedUpdatedAt(&row.ObjectMeta, row.Status.UpdatedAt)),
 		NTrials:       len(row.Spec.TrialIDs),
+	}
+	if e.RankUpper > 0 {
+		w.RankUpper = &e.RankUpper
+	}
+	if e.Interval.OK {
+		w.Interval = &wire.Interval{Low: e.Interval.Low, High: e.Interval.High}
 	}
 	if row.Spec.Metadata != nil {
 		w.Metadata = wire.ObjectOrEmpty(row.Spec.Metadata.Raw)

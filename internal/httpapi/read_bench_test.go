@@ -90,6 +90,14 @@ type sliceBoard struct{ rows []httpapi.RankedRow }
 
 func (s *sliceBoard) Len() int        { return len(s.rows) }
 func (s *sliceBoard) Version() uint64 { return 1 }
+func (s *sliceBoard) Find(uid types.UID) (httpapi.RankedRow, bool) {
+	for _, r := range s.rows {
+		if r.Row.UID == uid {
+			return r, true
+		}
+	}
+	return httpapi.RankedRow{}, false
+}
 func (s *sliceBoard) Page(offset, limit int) []httpapi.RankedRow {
 	return s.rows[offset:min(offset+limit, len(s.rows))]
 }

@@ -77,7 +77,7 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 	log := mgr.GetLogger().WithName("delivery")
 	lc := c.Secrets
 	injector := &delivery.Injector{
-		Resolver: &delivery.Resolver{Cache: mgr.GetClient(), API: mgr.GetAPIReader(), Config: c.Preflight},
+		Resolver: &delivery.Resolver{Cache: mgr.GetClient(), API: mgr.GetAPIReader(), Config: c.Preflight, Place: lc.Place},
 		Client:   mgr.GetClient(),
 		MarkUsed: func(ctx context.Context, used []*hubv1alpha1.HostedSecret) error {
 			now := time.Now()

@@ -43,7 +43,11 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 	srv.Handle("POST "+httpapi.ReadPath, read)
 	srv.Handle("GET "+httpapi.GetBySlugPath, http.HandlerFunc(read.ServeGET))
 	srv.Handle("GET "+httpapi.GetByIDPath, http.HandlerFunc(read.ServeGET))
-	for _, path := range []string{httpapi.ReadPath, httpapi.GetBySlugPath, httpapi.GetByIDPath} {
+	srv.Handle("GET "+httpapi.CSVBySlugPath, http.HandlerFunc(read.ServeCSV))
+	srv.Handle("GET "+httpapi.CSVByIDPath, http.HandlerFunc(read.ServeCSV))
+	srv.Handle("GET "+httpapi.BadgeBySlugPath, http.HandlerFunc(read.ServeBadge))
+	srv.Handle("GET "+httpapi.BadgeByIDPath, http.HandlerFunc(read.ServeBadge))
+	for _, path := range []string{httpapi.ReadPath, httpapi.GetBySlugPath, httpapi.GetByIDPath, httpapi.CSVBySlugPath, httpapi.CSVByIDPath} {
 		srv.Handle("OPTIONS "+path, http.HandlerFunc(httpapi.Preflight))
 	}
 	for pattern, h := range c.Routes {
@@ -63,13 +67,6 @@ func (a registryRanks) Board(uid types.UID) httpapi.RankedBoard {
 	return rankedBoard{b}
 }
 
+// rankedBoard is a board's index as the read sees it (httpapi.RankedRow is
+// ranking.Entry).
 type rankedBoard struct{ *ranking.Board }
-
-func (b rankedBoard) Page(offset, limit int) []httpapi.RankedRow {
-	entries := b.Board.Page(offset, limit)
-	rows := make([]httpapi.RankedRow, len(entries))
-	for i, e := range entries {
-		rows[i] = httpapi.RankedRow{Rank: e.Rank, Row: e.Row}
-	}
-	return rows
-}

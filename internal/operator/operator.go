@@ -16,9 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -55,6 +57,10 @@ type Options struct {
 	// HTTPListener, when set, is served instead of HTTPAddr: tests bind 127.0.0.1:0
 	// themselves and so know the address of the manager's HTTP API.
 	HTTPListener net.Listener
+	// SecretValueNamespace is the namespace where values stored over HTTP live, which
+	// only the operator can read (docs/secrets.md, "Where values live"); ""
+	// means DefaultSecretValueNamespace. It must exist.
+	SecretValueNamespace string
 	// PreflightConfig is an optional file with the provider table and reserved names.
 	PreflightConfig string
 	// Delivery configures the admission webhook that hands hosted secrets to Jobs and
@@ -64,10 +70,18 @@ type Options struct {
 	// credential fingerprints (made on first use). Unset, /v1/registry-credentials is
 	// not served.
 	FingerprintKeySecret types.NamespacedName
+	// Restartable lets one process build more than one manager (tests that stop an
+	// operator and start another: controller-runtime refuses a controller name used
+	// twice in a process, for its metrics, unless told to skip that check).
+	Restartable bool
 	// RequestLog, when set, receives the HTTP server's one line per request and its own
 	// messages instead of the manager's logger (which may sample repeated messages).
 	RequestLog *logr.Logger
 }
+
+// DefaultSecretValueNamespace is the value namespace when Options name none: the
+// namespace config/manager deploys the operator into.
+const DefaultSecretValueNamespace = "podium-system"
 
 // NewManager builds a manager whose cache holds only the Secrets Podium owns: a cached
 // read of one Secret must not start a cluster-wide watch of every Secret.
@@ -86,6 +100,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		LeaderElection:          o.LeaderElection,
 		LeaderElectionID:        "podium-operator.hub.podium.dev",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		Controller:              config.Controller{SkipNameValidation: ptr.To(o.Restartable)},
 		Cache: cache.Options{
 			// Managed fields are never read and would double each cached row's size;
 			// strings every row repeats are shared (cachemem.go).

@@ -3,8 +3,10 @@ package operator
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -32,6 +34,9 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 		return fmt.Errorf("indexing hosted secrets by slot: %w", err)
 	}
 
+	if errs := validation.IsDNS1123Label(valueNamespace(o)); len(errs) > 0 {
+		return fmt.Errorf("the secret value namespace %q is not a namespace name: %s", valueNamespace(o), strings.Join(errs, "; "))
+	}
 	pcfg, err := preflight.LoadConfig(o.PreflightConfig)
 	if err != nil {
 		return err
@@ -41,6 +46,7 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 		Client: mgr.GetClient(),
 		Reader: mgr.GetAPIReader(),
 		Slots:  &secrets.Slots{Client: mgr.GetClient(), Reader: mgr.GetAPIReader()},
+		Place:  secrets.Place{Namespace: valueNamespace(o)},
 		Events: mgr.GetEventRecorder("podium-hostedsecret"),
 		Log:    mgr.GetLogger().WithName("secrets"),
 	}
@@ -65,4 +71,11 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 		Log:      mgr.GetLogger().WithName("preflight"),
 	}
 	return nil
+}
+
+func valueNamespace(o Options) string {
+	if o.SecretValueNamespace != "" {
+		return o.SecretValueNamespace
+	}
+	return DefaultSecretValueNamespace
 }

@@ -43,16 +43,8 @@ func webRanking(r *ranking.Registry) func(types.UID) web.Ranked {
 	}
 }
 
+// webBoard is a board's index as the pages see it (web.Entry is ranking.Entry).
 type webBoard struct{ *ranking.Board }
-
-func (b webBoard) Page(offset, limit int) []web.Entry {
-	entries := b.Board.Page(offset, limit)
-	out := make([]web.Entry, len(entries))
-	for i, e := range entries {
-		out[i] = web.Entry{Rank: e.Rank, Row: e.Row}
-	}
-	return out
-}
 
 // webSort orders rows by a column with the rank index's comparison.
 func webSort(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.LeaderboardRow) []*hubv1alpha1.LeaderboardRow {

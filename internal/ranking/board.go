@@ -16,6 +16,12 @@ type Entry struct {
 	// Rank is the row's standard competition rank (1, 2, 2, 4): rows equal on every
 	// rule share it.
 	Rank int
+	// RankUpper is the best rank the row's uncertainty supports: 1 + the number of
+	// rows that lie entirely above it (docs/ranking.md, "Rank ranges"). 0 when no rule
+	// of the board names an uncertainty.
+	RankUpper int
+	// Interval is the row's uncertainty interval on the uncertain rule, if it has one.
+	Interval Interval
 	// Row is the informer's cached object, shared with every reader: read-only.
 	Row *hubv1alpha1.LeaderboardRow
 }
@@ -28,13 +34,19 @@ type Board struct {
 	// mu guards tree: readers page under RLock, the writer swaps nodes under Lock.
 	mu   sync.RWMutex
 	tree treap
+	// bands is the band tree behind rank_upper (band.go); its ord is nil when no rule
+	// names an uncertainty.
+	bands treap
+
+	// nodes finds a ranked row's node by UID. The writer changes it under mu's write
+	// lock; readers (Find) read it under the read lock.
+	nodes map[types.UID]*node
 
 	// The fields below are read and written by the writer only, which the Registry
 	// serializes; readers never touch them.
 	uid      types.UID
 	key      boardKey
 	revision string
-	nodes    map[types.UID]*node
 	counts   []kindCounts
 }
 
@@ -102,22 +114,57 @@ func (b *Board) Page(offset, limit int) []Entry {
 		default:
 			rank = offset + len(out) + 1
 		}
-		out = append(out, Entry{Rank: rank, Row: x.row})
+		e := Entry{Rank: rank, Row: x.row}
+		if b.bands.ord != nil {
+			e.RankUpper, e.Interval = b.bands.upperOf(x.band), x.band.iv
+		}
+		out = append(out, e)
 		prev = x
 	})
 	return out
+}
+
+// Find returns the ranked row with this UID with its rank (and range), or false when the
+// row is not ranked on this board: O(log n).
+func (b *Board) Find(uid types.UID) (Entry, bool) {
+	if b == nil {
+		return Entry{}, false
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := b.nodes[uid]
+	if n == nil {
+		return Entry{}, false
+	}
+	e := Entry{Row: n.row}
+	if len(b.tree.ord.rules) == 0 {
+		e.Rank = b.tree.position(n) + 1
+	} else {
+		e.Rank = b.tree.countBefore(n.key) + 1
+	}
+	if b.bands.ord != nil {
+		e.RankUpper, e.Interval = b.bands.upperOf(n.band), n.band.iv
+	}
+	return e, true
 }
 
 // upsert puts a ranked row in place, or moves it if it changed: O(log n).
 func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 	key := keyOf(b.tree.ord.rules, row)
 	old := b.nodes[row.UID]
-	if old != nil && slices.Equal(old.key, key) {
+	var bnd *band
+	if b.bands.ord != nil {
+		bnd = bandOf(b.bands.ord, row, key)
+	}
+	if old != nil && slices.Equal(old.key, key) && (bnd == nil || sameBand(old.band, bnd)) {
 		// Same place in the order (creation time and UID never change): swap the object.
 		// A resync hands over an equal object: what is served does not change.
 		b.mu.Lock()
 		same := old.row.ResourceVersion == row.ResourceVersion
 		old.row = row
+		if old.band != nil {
+			old.band.row = row
+		}
 		if !same {
 			b.version.Add(1)
 		}
@@ -137,12 +184,18 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 	if n != nil {
 		// Readers only reach nodes under the read lock, so the node can be reused.
 		b.tree.remove(n)
+		if n.band != nil {
+			b.bands.remove(&n.band.node)
+		}
 	} else {
 		n = &node{}
 		b.nodes[row.UID] = n
 	}
-	n.row, n.key = row, key
+	n.row, n.key, n.band = row, key, bnd
 	b.tree.insert(n)
+	if bnd != nil {
+		b.bands.insert(&bnd.node)
+	}
 	b.version.Add(1)
 	b.mu.Unlock()
 }
@@ -160,9 +213,12 @@ func (b *Board) remove(uid types.UID) {
 	}
 	b.mu.Lock()
 	b.tree.remove(old)
+	if old.band != nil {
+		b.bands.remove(&old.band.node)
+	}
+	delete(b.nodes, uid)
 	b.version.Add(1)
 	b.mu.Unlock()
-	delete(b.nodes, uid)
 }
 
 // touch marks a change of the Leaderboard object that leaves the order as it is.
@@ -177,9 +233,10 @@ func (b *Board) setRules(rules []hubv1alpha1.RankRule) {
 func (b *Board) clear() {
 	b.mu.Lock()
 	b.tree.root = nil
+	b.bands.root = nil
+	b.nodes = map[types.UID]*node{}
 	b.version.Add(1)
 	b.mu.Unlock()
-	b.nodes = map[types.UID]*node{}
 }
 
 // rows returns the board's ranked rows, in no order.
@@ -236,12 +293,17 @@ func (b *Board) rebuild(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.Leader
 	sortNodes(ord, sorted)
 	t := treap{ord: ord, rnd: b.tree.rnd}
 	t.root = t.build(sorted)
+	var bands treap
+	if bo := bandOrder(ord); bo != nil {
+		bands = buildBands(bo, sorted, b.tree.rnd^0x5bd1e995)
+	}
 
 	b.mu.Lock()
 	b.tree = t
+	b.bands = bands
+	b.nodes = nodes
 	b.version.Add(1)
 	b.mu.Unlock()
-	b.nodes = nodes
 	b.counts = counts
 }
 

@@ -123,8 +123,8 @@ func (k *kindCounts) add(v value, delta int) {
 	}
 }
 
-// Sort ranks a batch of rows with a board's rules, as the index would (for the CLI): it
-// filters nothing, so the caller decides which rows are ranked. Rows must be non-nil.
+// Sort ranks a batch of rows with a board's rules, as the index would (for the CLI),
+// with their rank ranges when a rule names an uncertainty: O(n log n). It filters nothing, so the caller decides which rows are ranked. Rows must be non-nil.
 func Sort(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.LeaderboardRow) []Entry {
 	o := &order{rules: rules, asText: make([]bool, len(rules))}
 	counts := make([]kindCounts, len(rules))
@@ -139,11 +139,18 @@ func Sort(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.LeaderboardRow) []En
 		o.asText[j] = counts[j].mixed()
 	}
 	sortNodes(o, nodes)
+	var bands treap
+	if bo := bandOrder(o); bo != nil {
+		bands = buildBands(bo, nodes, 1)
+	}
 	out := make([]Entry, len(nodes))
 	for i, n := range nodes {
 		out[i] = Entry{Rank: i + 1, Row: n.row}
 		if i > 0 && len(rules) > 0 && o.rulesCompare(nodes[i-1].key, n.key) == 0 {
 			out[i].Rank = out[i-1].Rank
+		}
+		if bands.ord != nil {
+			out[i].RankUpper, out[i].Interval = bands.upperOf(n.band), n.band.iv
 		}
 	}
 	return out

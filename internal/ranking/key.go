@@ -264,3 +264,54 @@ func numberText(dst []byte, n float64) []byte {
 	}
 	return dst
 }
+
+// RawLookup resolves an accessor's path in a JSON object by the accessor rule, scanning
+// the raw JSON in place as the index does (no decoding): the raw value, or false when
+// the value is missing or doc is malformed. For the CSV export.
+func RawLookup(doc []byte, path string) ([]byte, bool) {
+	return accessor.Lookup(doc, path, rawMember, rawObject)
+}
+
+// Members calls fn with each member of a JSON object, in document order (a repeated key
+// as often as it occurs), its key decoded and its value raw. It reports false when doc
+// is not one well-formed object.
+func Members(doc []byte, fn func(key string, raw []byte)) bool {
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
+		return false
+	}
+	i = skipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == '}' {
+		return skipSpace(doc, i+1) == len(doc)
+	}
+	for {
+		end := skipString(doc, i)
+		if end < 0 {
+			return false
+		}
+		key, ok := unquote(doc[i:end])
+		if !ok {
+			return false
+		}
+		i = skipSpace(doc, end)
+		if i >= len(doc) || doc[i] != ':' {
+			return false
+		}
+		start := skipSpace(doc, i+1)
+		if i = skipValue(doc, start); i < 0 {
+			return false
+		}
+		fn(key, doc[start:i])
+		if i = skipSpace(doc, i); i >= len(doc) {
+			return false
+		}
+		switch doc[i] {
+		case ',':
+			i = skipSpace(doc, i+1)
+		case '}':
+			return skipSpace(doc, i+1) == len(doc)
+		default:
+			return false
+		}
+	}
+}

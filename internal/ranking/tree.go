@@ -9,13 +9,16 @@ import (
 // node is one ranked row in a board's treap: a binary search tree in rank order that is
 // also a heap on random priorities, so its expected depth is O(log n) whatever the
 // order of inserts, and each node counts its subtree so the k-th row is found in
-// O(log n). About 56 bytes plus the key (32 bytes a rule).
+// O(log n). About 64 bytes plus the key (32 bytes a rule).
 type node struct {
 	left, right *node
 	// row is the informer's cached object, shared and read-only.
 	row *hubv1alpha1.LeaderboardRow
 	// key holds the row's values for the board's rules, parsed once.
-	key  []value
+	key []value
+	// band is the row's place in the board's band tree (rank ranges), nil when no rule
+	// names an uncertainty.
+	band *band
 	size int32
 	prio uint32
 }
@@ -150,6 +153,23 @@ func (t *treap) countBefore(key []value) int {
 			count += sizeOf(x.left) + 1
 			x = x.right
 		} else {
+			x = x.left
+		}
+	}
+	return count
+}
+
+// position counts the nodes before n in the tree's whole order (n must be in the tree).
+func (t *treap) position(n *node) int {
+	count := 0
+	for x := t.root; x != nil; {
+		switch c := t.ord.compare(x, n); {
+		case c == 0:
+			return count + sizeOf(x.left)
+		case c < 0:
+			count += sizeOf(x.left) + 1
+			x = x.right
+		default:
 			x = x.left
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/secrets"
+	"podium.dev/podium/internal/testenv"
 )
 
 const jobA = "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b"
@@ -36,11 +37,24 @@ func hostedSecret(o org, id string) *hubv1alpha1.HostedSecret {
 	return nil
 }
 
+// valueSecrets lists the value Secrets of the org's hosted secrets: in the org namespace
+// (declarative ones) and in the operator's value namespace (stored over HTTP).
 func valueSecrets(o org) []corev1.Secret {
 	l := &corev1.SecretList{}
 	ExpectWithOffset(1, k8sClient.List(ctx, l, client.InNamespace(o.Name), client.HasLabels{hubv1alpha1.LabelHostedSecret})).To(Succeed())
+	return append(l.Items, storedValues(o)...)
+}
+
+// storedValues lists the value Secrets the operator keeps for the org in its value
+// namespace.
+func storedValues(o org) []corev1.Secret {
+	l := &corev1.SecretList{}
+	ExpectWithOffset(1, k8sClient.List(ctx, l, client.InNamespace(valueNamespace), client.MatchingLabels{hubv1alpha1.LabelOrg: o.Name})).To(Succeed())
 	return l.Items
 }
+
+// valueNamespace is the test operator's value namespace.
+const valueNamespace = testenv.DeliveryNamespace
 
 func activeIn(o org, envVar string) []string {
 	var ids []string
@@ -153,6 +167,7 @@ var _ = Describe("POST /v1/secrets", func() {
 		Expect(code).To(Equal(http.StatusCreated), string(body))
 		id := decode[record](body).ID
 
+		Expect(storedValues(acme)).To(HaveLen(1))
 		Expect(revoke(member, map[string]any{"env_var": "OPENAI_API_KEY"})).To(Equal(1))
 		hs := hostedSecret(acme, id)
 		Expect(hs).NotTo(BeNil(), "revoke keeps the record")
@@ -327,6 +342,7 @@ var _ = Describe("Two replicas", func() {
 		// nothing with the operator's process but the apiserver.
 		other := &secrets.Store{Lifecycle: &secrets.Lifecycle{
 			Client: k8sClient, Reader: k8sClient, Slots: &secrets.Slots{Client: k8sClient, Reader: k8sClient}, Log: logr.Discard(),
+			Place: secrets.Place{Namespace: valueNamespace},
 		}}
 		slot := secrets.Slot{Namespace: acme.Name, Scope: hubv1alpha1.ScopeUser, Owner: owner.User, EnvVar: "SHARED_KEY"}
 

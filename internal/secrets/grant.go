@@ -22,7 +22,10 @@ import (
 //   - it is bound to no other HostedSecret: no owner reference to a HostedSecret with
 //     another UID, and no binding annotation hub.podium.dev/hosted-secret-uid naming
 //     another UID. A grant is for one object, not for a name: a HostedSecret deleted and
-//     created again under the same name is another object and inherits nothing.
+//     created again under the same name is another object and inherits nothing;
+//   - outside hs's own namespace (the operator's value namespace, see Place), it is
+//     bound to hs's UID by the binding annotation and labelled hub.podium.dev/org=<hs's
+//     namespace>: only the operator writes there, and it always writes both.
 //
 // A nil s (no such Secret) is not granted. The reason is for logs and tests only; what
 // a HostedSecret's status says must not tell apart "missing" from "not granted"
@@ -36,6 +39,14 @@ func Granted(s *corev1.Secret, hs *hubv1alpha1.HostedSecret) (bool, string) {
 	}
 	if uid, ok := BoundTo(s); ok && uid != hs.UID {
 		return false, "the Secret is bound to another HostedSecret"
+	}
+	if s.Namespace != hs.Namespace {
+		if s.Annotations[hubv1alpha1.AnnotationHostedSecretUID] != string(hs.UID) {
+			return false, "the Secret is outside the HostedSecret's namespace and not bound to its UID"
+		}
+		if s.Labels[hubv1alpha1.LabelOrg] != hs.Namespace {
+			return false, fmt.Sprintf("the Secret is outside the HostedSecret's namespace and not labelled %s=%s", hubv1alpha1.LabelOrg, hs.Namespace)
+		}
 	}
 	return true, ""
 }

@@ -142,6 +142,17 @@ var _ = Describe("A secret value", func() {
 		Expect(code).To(Equal(http.StatusOK), string(body))
 		code, body = call(http.MethodDelete, "/v1/registry-credentials", owner.Token, map[string]any{"display_name": "leak registry", "purge": true})
 		Expect(code).To(Equal(http.StatusOK), string(body))
+		// The search finds it where it does live: the dockerconfigjson value Secret, in the
+		// value namespace like every value stored over HTTP.
+		foundRegistry := false
+		for _, s := range storedValues(leak) {
+			if s.Type == corev1.SecretTypeDockerConfigJson && strings.Contains(string(s.Data[corev1.DockerConfigJsonKey]), needles[3]) {
+				foundRegistry = true
+			}
+		}
+		Expect(foundRegistry).To(BeTrue(), "the registry credential's value lives in its dockerconfigjson Secret")
+		code, body = call(http.MethodDelete, "/v1/registry-credentials", owner.Token, map[string]any{"display_name": "leak mirror", "purge": true})
+		Expect(code).To(Equal(http.StatusOK), string(body))
 
 		By("applying a Secret and a HostedSecret with kubectl")
 		manifest := fmt.Sprintf(`apiVersion: v1
@@ -225,6 +236,19 @@ spec:
 			kubectl("describe", "jobs,pods", "-n", leak.Name),
 		)
 
+		By("the values stored over HTTP are in the operator's value namespace, none in the org's")
+		// LEAK_KEY (the superseding one), LEAK_KEY of job A, SHORT_KEY.
+		Expect(storedValues(leak)).To(HaveLen(3))
+		Expect(mustJSON(storedValues(leak))).To(ContainSubstring(needles[1]))
+		var inOrg corev1.SecretList
+		Expect(k8sClient.List(ctx, &inOrg, client.InNamespace(leak.Name))).To(Succeed())
+		for _, s := range inOrg.Items {
+			if strings.HasPrefix(s.Name, "decl-") || s.Labels[hubv1alpha1.LabelRunFor] != "" {
+				continue // applied with kubectl by the platform team, or a run's Secret
+			}
+			Expect(mustJSON(s)).NotTo(ContainSubstring(needles[1]), "Secret %s of the org namespace holds the value", s.Name)
+		}
+
 		By("listing, checking, revoking and purging")
 		Expect(list(owner, "?status=all")).NotTo(BeEmpty())
 		Expect(list(member, "?scope=job&job_id="+jobA)).To(HaveLen(1))
@@ -274,17 +298,18 @@ spec:
 			}
 		}
 
+		By("revoke and purge left no value of the org in the value namespace")
+		Expect(storedValues(leak)).To(BeEmpty())
+		var valueNS corev1.SecretList
+		Expect(k8sClient.List(ctx, &valueNS, client.InNamespace(valueNamespace))).To(Succeed())
+		for _, n := range needles {
+			Expect(mustJSON(valueNS)).NotTo(ContainSubstring(n))
+		}
+
 		By("the search finds the value where it does live")
 		var secrets corev1.SecretList
 		Expect(k8sClient.List(ctx, &secrets, client.InNamespace(leak.Name))).To(Succeed())
 		Expect(mustJSON(secrets)).To(ContainSubstring(needles[1]))
-		foundRegistry := false
-		for _, s := range secrets.Items {
-			if s.Type == corev1.SecretTypeDockerConfigJson && strings.Contains(string(s.Data[corev1.DockerConfigJsonKey]), needles[3]) {
-				foundRegistry = true
-			}
-		}
-		Expect(foundRegistry).To(BeTrue(), "the registry credential's value lives in its dockerconfigjson Secret")
 		// ... and in the run Secret of the Pod, which held it by design until the secrets
 		// it holds were revoked (the Pod never started, so their values were removed).
 		Expect(runs.podRunSecretJSON).To(ContainSubstring(needles[1]))

@@ -27,6 +27,8 @@ type Lifecycle struct {
 	// Reader reads from the apiserver, uncached: every read-modify-write starts here.
 	Reader client.Reader
 	Slots  *Slots
+	// Place says where values live; every read, write and delete of a value Secret asks it.
+	Place Place
 	// Events may be nil (pure tests).
 	Events events.EventRecorder
 	Log    logr.Logger
@@ -117,21 +119,31 @@ func (l *Lifecycle) Revoke(ctx context.Context, hs *hubv1alpha1.HostedSecret, re
 	return revoked, l.DeleteValue(ctx, hs)
 }
 
-// DeleteValue deletes the Secret holding hs's value, if it is Podium's Secret of hs
-// (labelled with hs's name): a Secret Podium never took over is not Podium's to delete.
+// DeleteValue deletes the Secrets holding hs's value, wherever Place says they may be
+// (both sides of a move under way), if they are Podium's Secrets of hs: labelled with
+// hs's name, and on the other side of a move also bound to hs's UID. A Secret Podium
+// never took over is not Podium's to delete.
 func (l *Lifecycle) DeleteValue(ctx context.Context, hs *hubv1alpha1.HostedSecret) error {
-	s := &corev1.Secret{}
-	err := l.Reader.Get(ctx, client.ObjectKey{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}, s)
-	if apierrors.IsNotFound(err) {
-		return nil
+	for i, key := range l.Place.Places(hs) {
+		s := &corev1.Secret{}
+		err := l.Reader.Get(ctx, key, s)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("reading the value Secret of %s/%s: %w", hs.Namespace, hs.Name, err)
+		}
+		if s.Labels[hubv1alpha1.LabelHostedSecret] != hs.Name {
+			continue
+		}
+		if uid, bound := BoundTo(s); (i > 0 || key.Namespace != hs.Namespace) && (!bound || uid != hs.UID) {
+			continue
+		}
+		if err := l.deleteSecret(ctx, s); err != nil {
+			return err
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("reading the value Secret of %s/%s: %w", hs.Namespace, hs.Name, err)
-	}
-	if s.Labels[hubv1alpha1.LabelHostedSecret] != hs.Name {
-		return nil
-	}
-	return l.deleteSecret(ctx, s)
+	return nil
 }
 
 func (l *Lifecycle) deleteSecret(ctx context.Context, s *corev1.Secret) error {

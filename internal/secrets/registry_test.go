@@ -81,7 +81,8 @@ var _ = Describe("/v1/registry-credentials", func() {
 		Expect(hs.Spec.Type).To(Equal(hubv1alpha1.TypeRegistry))
 		Expect(hs.Spec.Scope).To(Equal(hubv1alpha1.ScopeOrg))
 		sec := &corev1.Secret{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: hs.Spec.SecretRef.Name}, sec)).To(Succeed())
+		Expect(hs.Spec.SecretRef.Namespace).To(Equal(valueNamespace), "a registry value lives where every value stored over HTTP lives")
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: valueNamespace, Name: hs.Spec.SecretRef.Name}, sec)).To(Succeed())
 		Expect(sec.Type).To(Equal(corev1.SecretTypeDockerConfigJson))
 		var dc struct {
 			Auths map[string]struct{ Username, Password, Auth string }
@@ -141,7 +142,7 @@ var _ = Describe("/v1/registry-credentials", func() {
 		Expect(listRegistry(member, "?status=all")).To(ConsistOf(HaveField("DisplayName", "GHCR mirror")))
 		Eventually(func() []corev1.Secret {
 			var out []corev1.Secret
-			for _, s := range valueSecrets(acme) {
+			for _, s := range storedValues(acme) {
 				if s.Type == corev1.SecretTypeDockerConfigJson {
 					out = append(out, s)
 				}

@@ -179,39 +179,26 @@ func (s *Store) create(ctx context.Context, req StoreRequest) (*hubv1alpha1.Host
 			Owner:     req.Slot.Owner,
 			EnvVar:    req.Slot.EnvVar,
 			Provider:  req.Provider,
-			SecretRef: hubv1alpha1.SecretValueRef{Name: name, Key: DefaultValueKey},
+			SecretRef: s.Place.NewValueRef(name),
 		},
 	}
 	if err := s.Client.Create(ctx, hs); err != nil {
 		return nil, fmt.Errorf("creating HostedSecret %s/%s: %w", hs.Namespace, name, err)
 	}
-	sec := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: hs.Namespace,
-			Name:      name,
-			Labels: map[string]string{
-				hubv1alpha1.LabelManagedBy:    hubv1alpha1.ManagedByPodium,
-				hubv1alpha1.LabelHostedSecret: name,
-			},
-			Annotations:     map[string]string{hubv1alpha1.AnnotationHostedSecretUID: string(hs.UID)},
-			OwnerReferences: []metav1.OwnerReference{ownerRef(hs)},
-		},
-		Type:      corev1.SecretTypeOpaque,
-		Immutable: ptr.To(true),
-		Data:      map[string][]byte{DefaultValueKey: req.Value},
-	}
+	key, _ := s.Place.Of(hs)
+	secType, data := corev1.SecretTypeOpaque, map[string][]byte{DefaultValueKey: req.Value}
 	if req.Registry != nil {
 		cfg, err := DockerConfigJSON(req.Registry.Server, req.Registry.Username, string(req.Value))
 		if err != nil {
 			s.discard(hs)
 			return nil, err
 		}
-		sec.Type = corev1.SecretTypeDockerConfigJson
-		sec.Data = map[string][]byte{corev1.DockerConfigJsonKey: cfg}
+		secType, data = corev1.SecretTypeDockerConfigJson, map[string][]byte{corev1.DockerConfigJsonKey: cfg}
 	}
+	sec := s.Place.NewValueSecret(hs, key, secType, data)
 	if err := s.Client.Create(ctx, sec); err != nil {
 		s.discard(hs)
-		return nil, fmt.Errorf("creating the value Secret %s/%s: %w", hs.Namespace, name, err)
+		return nil, fmt.Errorf("creating the value Secret %s/%s: %w", key.Namespace, key.Name, err)
 	}
 	if err := s.SetPending(ctx, hs, Last4(req.Value), req.Fingerprint); err != nil {
 		s.discard(hs)
@@ -224,9 +211,11 @@ func (s *Store) create(ctx context.Context, req StoreRequest) (*hubv1alpha1.Host
 func (s *Store) discard(hs *hubv1alpha1.HostedSecret) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hs.Namespace, Name: hs.Spec.SecretRef.Name}}
-	if err := s.Client.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
-		s.Log.Error(err, "Deleting the value Secret of a discarded secret failed; the controller will remove it", "hostedSecret", client.ObjectKeyFromObject(hs))
+	if key, ok := s.Place.Of(hs); ok {
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+		if err := s.Client.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
+			s.Log.Error(err, "Deleting the value Secret of a discarded secret failed; the controller will remove it", "hostedSecret", client.ObjectKeyFromObject(hs))
+		}
 	}
 	if err := s.Client.Delete(ctx, hs, client.Preconditions{UID: &hs.UID}); err != nil && !apierrors.IsNotFound(err) {
 		s.Log.Error(err, "Deleting a discarded HostedSecret failed", "hostedSecret", client.ObjectKeyFromObject(hs))

@@ -33,6 +33,8 @@ var (
 	testEnv   *envtest.Environment
 	ctx       context.Context
 	cancel    context.CancelFunc
+	// opCancel stops the operator (restartOperator), not the tests' context.
+	opCancel context.CancelFunc
 	// baseURL is the operator's HTTP API, served by the real server of the real manager.
 	baseURL string
 	op      *testenv.Operator
@@ -98,20 +100,40 @@ func startOperator(logOut io.Writer) error {
 	if err := testenv.ApplyOrgRoles(ctx, clientset); err != nil {
 		return err
 	}
-	// With the delivery webhook: the leak test delivers values into Jobs and Pods.
-	if op, err = testenv.StartOperatorWithDelivery(ctx, cfg, 0); err != nil {
+	return runOperator()
+}
+
+// runOperator starts the operator, with the delivery webhook: the leak test delivers
+// values into Jobs and Pods.
+func runOperator() error {
+	var opCtx context.Context
+	opCtx, opCancel = context.WithCancel(ctx)
+	var err error
+	if op, err = testenv.StartOperatorWithDelivery(opCtx, cfg, 0); err != nil {
 		return err
 	}
 	baseURL = op.BaseURL
 	return nil
 }
 
+// restartOperator stops the operator, runs meanwhile (an operator down, or one of an
+// older version that is being replaced) and starts a new operator.
+func restartOperator(meanwhile func()) {
+	opCancel()
+	<-op.Done
+	defer func() { Expect(runOperator()).To(Succeed()) }()
+	meanwhile()
+}
+
 func stopOperator() error {
-	if cancel != nil {
-		cancel()
+	if opCancel != nil {
+		opCancel()
 	}
 	if op != nil {
 		<-op.Done
+	}
+	if cancel != nil {
+		cancel()
 	}
 	if testEnv != nil {
 		return testEnv.Stop()

@@ -46,7 +46,8 @@ func StartOperator(ctx context.Context, cfg *rest.Config) (*Operator, error) {
 	return start(ctx, cfg, operator.Options{})
 }
 
-// DeliveryNamespace is where the test operator keeps its webhook certificate.
+// DeliveryNamespace is the test operator's own namespace: where it keeps its webhook
+// certificate and the values of hosted secrets stored over HTTP (its value namespace).
 const DeliveryNamespace = "podium-system"
 
 // StartOperatorWithDelivery is StartOperator with the admission webhook of secret
@@ -66,10 +67,6 @@ func StartOperatorWithDelivery(ctx context.Context, cfg *rest.Config, orphanGrac
 	}
 	url := fmt.Sprintf("https://localhost:%d%s", ln.Addr().(*net.TCPAddr).Port, delivery.WebhookPath)
 	if err := InstallWebhook(ctx, c, url); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: DeliveryNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		ln.Close()
 		return nil, err
 	}
@@ -138,6 +135,16 @@ func waitForWebhook(ctx context.Context, c client.Client) error {
 }
 
 func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator, error) {
+	// The operator's namespace exists before it starts, as in a deployment.
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: DeliveryNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, err
+	}
+	o.SecretValueNamespace = DeliveryNamespace
+	o.Restartable = true // a test may stop its operator and start another
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

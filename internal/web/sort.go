@@ -1,10 +1,13 @@
 package web
 
 import (
+	"unsafe"
+
 	"k8s.io/apimachinery/pkg/types"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/lru"
+	"podium.dev/podium/internal/ranking"
 )
 
 // MaxSortRows is the largest board the pages sort by a column other than rank. The
@@ -18,12 +21,9 @@ const MaxSortRows = 20000
 // sortCacheSize bounds the sorted orders kept (each holds one pointer pair per row).
 const sortCacheSize = 8
 
-// Entry is one ranked row: its competition rank on the board and the shared cached
-// object (read-only).
-type Entry struct {
-	Rank int
-	Row  *hubv1alpha1.LeaderboardRow
-}
+// Entry is one ranked row: its competition rank on the board (and its rank range on
+// boards whose rules name an uncertainty) and the shared cached object (read-only).
+type Entry = ranking.Entry
 
 // Ranked is a board's rank index (the ranking package's Board).
 type Ranked interface {
@@ -47,12 +47,15 @@ type sortKey struct {
 	dir     hubv1alpha1.Direction
 }
 
-// entrySize counts what a kept order costs: one Entry (a rank and a pointer) a row.
-func entrySize(e []Entry) int64 { return int64(len(e)) * 16 }
+// entryBytes is what one kept Entry costs.
+const entryBytes = int64(unsafe.Sizeof(Entry{}))
+
+// entrySize counts what a kept order costs: one Entry a row.
+func entrySize(e []Entry) int64 { return int64(len(e)) * entryBytes }
 
 // newSortCache keeps the few most recently used column orders.
 func newSortCache() *lru.Cache[sortKey, []Entry] {
-	return lru.New[sortKey](sortCacheSize, sortCacheSize*MaxSortRows*16, sortCacheSize*MaxSortRows*16, entrySize)
+	return lru.New[sortKey](sortCacheSize, sortCacheSize*MaxSortRows*entryBytes, sortCacheSize*MaxSortRows*entryBytes, entrySize)
 }
 
 // sortByColumn returns every ranked row ordered by the column's accessor (its sort
@@ -60,17 +63,23 @@ func newSortCache() *lru.Cache[sortKey, []Entry] {
 // rank; each entry keeps its rank on the board.
 func sortByColumn(sortFn SortFunc, ranked Ranked, board *hubv1alpha1.Leaderboard, col hubv1alpha1.Column, dir hubv1alpha1.Direction) []Entry {
 	all := ranked.Page(0, ranked.Len())
-	rank := make(map[types.UID]int, len(all))
+	rank := make(map[types.UID]Entry, len(all))
 	rows := make([]*hubv1alpha1.LeaderboardRow, len(all))
 	for i, e := range all {
-		rank[e.Row.UID] = e.Rank
+		rank[e.Row.UID] = e
 		rows[i] = e.Row
 	}
 	rules := append([]hubv1alpha1.RankRule{{Accessor: col.Accessor, Direction: dir}}, board.Spec.RankBy...)
+	for i := range rules {
+		// Only the order is needed here (each row keeps its rank and range from the
+		// index): without an uncertainty the sort builds no rank ranges.
+		rules[i].Stderr, rules[i].IntervalLow, rules[i].IntervalHigh = "", "", ""
+	}
 	sorted := sortFn(rules, rows)
 	out := make([]Entry, len(sorted))
 	for i, r := range sorted {
-		out[i] = Entry{Rank: rank[r.UID], Row: r}
+		out[i] = rank[r.UID]
+		out[i].Row = r
 	}
 	return out
 }

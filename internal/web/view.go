@@ -1,6 +1,7 @@
 package web
 
 import (
+	"html/template"
 	"net/url"
 	"strconv"
 
@@ -21,6 +22,9 @@ type boardPage struct {
 	Versions    []versionView
 	Columns     []columnView
 	Rows        []rowView
+	// Ranges is true when the board's rules name an uncertainty: the table has a
+	// Range column.
+	Ranges bool
 
 	Total      int
 	Page       int
@@ -37,6 +41,16 @@ type boardPage struct {
 	SortDir    string
 	ResetURL   string
 	SortNotice string
+}
+
+// TableColumns is the number of columns of the table: rank, the range if any, and the
+// board's columns.
+func (p *boardPage) TableColumns() int {
+	n := len(p.Columns) + 1
+	if p.Ranges {
+		n++
+	}
+	return n
 }
 
 type versionView struct {
@@ -58,6 +72,10 @@ type columnView struct {
 type rowView struct {
 	Rank  int
 	Cells []cellView
+	// Range is the ranks the row's uncertainty supports ("2–5", or "5" when only its
+	// own), on boards whose rules name an uncertainty; RangeTitle explains it.
+	Range      string
+	RangeTitle string
 }
 
 type cellView struct {
@@ -191,11 +209,21 @@ func align(c hubv1alpha1.Column) string {
 	return "left"
 }
 
-// rowViews formats the cells of one page of entries.
-func rowViews(columns []hubv1alpha1.Column, entries []Entry) []rowView {
+// rowViews formats the cells of one page of entries. On a board whose rules name an
+// uncertainty (docs/ranking.md, "Rank ranges") each row gets its rank range, and the
+// cells of columns showing the uncertain rule's value get the uncertainty: "± h" (h the
+// 95% interval's half width, 1.96·stderr) for a stderr, "[low, high]" for an interval.
+func rowViews(columns []hubv1alpha1.Column, rules []hubv1alpha1.RankRule, entries []Entry) []rowView {
 	aligns := make([]string, len(columns))
 	for i, c := range columns {
 		aligns[i] = align(c)
+	}
+	var unc *hubv1alpha1.RankRule
+	for i := range rules {
+		if rules[i].HasUncertainty() {
+			unc = &rules[i]
+			break
+		}
 	}
 	rows := make([]rowView, 0, len(entries))
 	for _, e := range entries {
@@ -203,10 +231,37 @@ func rowViews(columns []hubv1alpha1.Column, entries []Entry) []rowView {
 		cells := make([]cellView, len(columns))
 		for i, c := range columns {
 			cells[i] = cellView{Cell: formatCell(c, values), Align: aligns[i]}
+			if unc != nil && e.Interval.OK && c.DisplayAccessor == "" && c.Accessor == unc.Accessor {
+				cells[i].HTML += uncertaintyHTML(unc, e)
+			}
 		}
-		rows = append(rows, rowView{Rank: e.Rank, Cells: cells})
+		rv := rowView{Rank: e.Rank, Cells: cells}
+		if unc != nil && e.RankUpper > 0 {
+			rv.Range, rv.RangeTitle = rankRange(e)
+		}
+		rows = append(rows, rv)
 	}
 	return rows
+}
+
+// uncertaintyHTML is the uncertainty shown after a value (numbers only: no escaping).
+func uncertaintyHTML(r *hubv1alpha1.RankRule, e Entry) template.HTML {
+	if r.Stderr != "" {
+		return template.HTML(` <span class="pm" title="95% interval ` + roundNumber(e.Interval.Low) + ` to ` +
+			roundNumber(e.Interval.High) + `">± ` + roundNumber((e.Interval.High-e.Interval.Low)/2) + `</span>`)
+	}
+	return template.HTML(` <span class="pm" title="interval">[` + roundNumber(e.Interval.Low) + `, ` + roundNumber(e.Interval.High) + `]</span>`)
+}
+
+// rankRange is a row's rank range ("2–5"; "5" when the data supports no better rank)
+// and its tooltip.
+func rankRange(e Entry) (string, string) {
+	r, u := strconv.Itoa(e.Rank), strconv.Itoa(e.RankUpper)
+	if e.RankUpper >= e.Rank {
+		return r, "No row with a lower rank is ahead of this one beyond doubt"
+	}
+	return u + "–" + r, "The data supports ranks " + u + " to " + r + ": " +
+		strconv.Itoa(e.RankUpper-1) + " rows are ahead beyond doubt (their intervals lie entirely above this row's)"
 }
 
 // paginate fills the paging fields for a board of total rows.

@@ -29,6 +29,7 @@ import (
 	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/lru"
+	"podium.dev/podium/internal/ranking"
 )
 
 //go:embed templates/*.html
@@ -262,7 +263,8 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 		}
 	}
 	page.Columns = columnViews(lb.Spec.Columns, q, canSort)
-	page.Rows = rowViews(lb.Spec.Columns, entries)
+	page.Rows = rowViews(lb.Spec.Columns, lb.Spec.RankBy, entries)
+	page.Ranges = ranking.HasRanges(lb.Spec.RankBy)
 	page.paginate(total, q)
 	return page
 }

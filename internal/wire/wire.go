@@ -44,11 +44,21 @@ type Column struct {
 	EnableSorting   *bool  `json:"enable_sorting,omitempty"`
 }
 
-// RankRule is one of a board's ranking rules.
+// RankRule is one of a board's ranking rules, with the uncertainty of its value when it
+// names one (stderr, or interval_low and interval_high; docs/ranking.md, "Rank ranges").
 type RankRule struct {
-	Accessor  string `json:"accessor"`
-	Direction string `json:"direction"`
-	Nulls     string `json:"nulls,omitempty"`
+	Accessor     string `json:"accessor"`
+	Direction    string `json:"direction"`
+	Nulls        string `json:"nulls,omitempty"`
+	Stderr       string `json:"stderr,omitempty"`
+	IntervalLow  string `json:"interval_low,omitempty"`
+	IntervalHigh string `json:"interval_high,omitempty"`
+}
+
+// Interval is a row's uncertainty interval on its board's uncertain rule.
+type Interval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
 }
 
 // Pagination describes one page of a list.
@@ -146,7 +156,10 @@ func RankBy(rules []hubv1alpha1.RankRule) []RankRule {
 	}
 	out := make([]RankRule, 0, len(rules))
 	for _, r := range rules {
-		out = append(out, RankRule{Accessor: r.Accessor, Direction: string(r.Direction), Nulls: string(r.Nulls)})
+		out = append(out, RankRule{
+			Accessor: r.Accessor, Direction: string(r.Direction), Nulls: string(r.Nulls),
+			Stderr: r.Stderr, IntervalLow: r.IntervalLow, IntervalHigh: r.IntervalHigh,
+		})
 	}
 	return out
 }
@@ -184,6 +197,11 @@ type Row struct {
 	// CreatedBy is who created the row, as the apiserver recorded it; null when
 	// unknown or not shown (httpapi.ShowsAuthors).
 	CreatedBy *string `json:"created_by"`
+	// RankUpper is the best rank the row's uncertainty supports, on boards whose rules
+	// name an uncertainty (docs/ranking.md, "Rank ranges"); absent on other boards.
+	RankUpper *int `json:"rank_upper,omitempty"`
+	// Interval is the row's uncertainty interval; absent when it has none.
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // RowStatus is a row's status: its spec.visibility, display when unset.

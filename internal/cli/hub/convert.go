@@ -112,6 +112,7 @@ func SpecFromFile(f *BoardFile) hubv1alpha1.LeaderboardSpec {
 	for _, r := range f.RankBy {
 		s.RankBy = append(s.RankBy, hubv1alpha1.RankRule{
 			Accessor: r.Accessor, Direction: hubv1alpha1.Direction(r.Direction), Nulls: hubv1alpha1.NullsPlacement(r.Nulls),
+			Stderr: r.Stderr, IntervalLow: r.IntervalLow, IntervalHigh: r.IntervalHigh,
 		})
 	}
 	return s
