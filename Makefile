@@ -11,8 +11,8 @@ ASSETS         = $(shell bash hack/controlplane.sh)
 IMG           ?= podium:dev
 VERSION       ?= dev
 GOTEST_FLAGS  ?=
-# Every Go file of the tree, tracked or not (bin/ and .podium-dev/ hold no sources of ours).
-GO_FILES       = $(shell find . \( -path ./bin -o -path ./.podium-dev -o -path ./.git \) -prune -o -name '*.go' -print)
+# Every Go file of the tree, tracked or not (bin/, .podium-dev/ and .podium-e2e/ hold no sources of ours).
+GO_FILES       = $(shell find . \( -path ./bin -o -path ./.podium-dev -o -path ./.podium-e2e -o -path ./.git \) -prune -o -name '*.go' -print)
 # golangci-lint, pinned in its own module (hack/tools/go.mod) so the main go.mod does not
 # carry its dependencies; built from the Go module proxy into bin/ on first use.
 GOLANGCI_LINT  = $(CURDIR)/bin/golangci-lint
@@ -41,8 +41,9 @@ fmt: ## Run gofmt on every Go file, committed or not.
 	gofmt -l -w $(GO_FILES)
 
 .PHONY: vet
-vet: ## Run go vet (also on hack/image and hack/loadgen, modules of their own).
+vet: ## Run go vet (also on test/e2e, behind its build tag, and hack/image and hack/loadgen, modules of their own).
 	$(GO) vet ./...
+	$(GO) vet -tags e2e ./test/e2e/
 	$(GO) -C hack/image vet ./...
 	$(GO) -C hack/loadgen vet ./...
 
@@ -65,6 +66,17 @@ controlplane: ## Build (or reuse) kube-apiserver, etcd and kubectl into bin/k8s/
 test: manifests generate fmt-check vet controlplane build ## Run every test, with -race, against the real control plane.
 	KUBEBUILDER_ASSETS="$(ASSETS)" PODIUM_BIN="$(CURDIR)/bin" $(GO) test -race ./... -count=1 $(GOTEST_FLAGS)
 	$(GO) -C hack/image test -race ./... -count=1 $(GOTEST_FLAGS)
+
+.PHONY: e2e
+e2e: ## As root: a real single-node cluster (kubelet, containerd, CNI, kube-proxy), Podium installed from dist/install.yaml, the e2e tests; stops it all.
+	bash hack/e2e/run.sh
+
+.PHONY: e2e-down
+e2e-down: ## Stop a node left running by PODIUM_E2E_KEEP=1 make e2e and remove what it left.
+	@dir="$${PODIUM_E2E_DIR:-$(CURDIR)/.podium-e2e}"; \
+	if [ -f "$$dir/runner.pid" ] && kill -TERM "$$(cat "$$dir/runner.pid")" 2>/dev/null; then \
+	  while kill -0 "$$(cat "$$dir/runner.pid")" 2>/dev/null; do sleep 1; done; fi; \
+	if [ -x bin/podium-e2e-node ]; then bin/podium-e2e-node clean -dir "$$dir" -node-assets "$$(bash hack/controlplane.sh node)"; fi
 
 .PHONY: bench
 bench: controlplane build ## Print benchmark figures (see docs/performance.md).

@@ -5,16 +5,29 @@
 # it instead of rebuilding; a binary added to the list later is built alone into the same
 # cache directory, next to the ones already there. Prints the directory holding the
 # binaries (usable as KUBEBUILDER_ASSETS).
+#
+#   hack/controlplane.sh        the control plane, bin/k8s/<k8s>-etcd<etcd>/
+#   hack/controlplane.sh node   the node components of the e2e cluster (kubelet,
+#                               kube-scheduler, kube-proxy from the same k8s.io/kubernetes,
+#                               crictl from sigs.k8s.io/cri-tools), bin/k8s-node/<k8s>-crictl<v>/
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.36.3}"   # k8s.io/kubernetes; staging modules at v0.36.3
 ETCD_VERSION="${ETCD_VERSION:-3.6.8}"  # the etcd that k8s.io/kubernetes v1.36.3 requires
-KEY="${K8S_VERSION}-etcd${ETCD_VERSION}"
+CRICTL_VERSION="${CRICTL_VERSION:-1.36.0}"  # sigs.k8s.io/cri-tools, the release of k8s 1.36
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="$root/bin/k8s/$KEY"
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/podium/k8s/$KEY"
-bins=(kube-apiserver etcd kubectl kube-controller-manager)
+case "${1:-}" in
+  "")
+    KEY="${K8S_VERSION}-etcd${ETCD_VERSION}" kind=k8s
+    bins=(kube-apiserver etcd kubectl kube-controller-manager) ;;
+  node)
+    KEY="${K8S_VERSION}-crictl${CRICTL_VERSION}" kind=k8s-node
+    bins=(kubelet kube-scheduler kube-proxy crictl) ;;
+  *) echo "usage: $0 [node]" >&2; exit 2 ;;
+esac
+dest="$root/bin/$kind/$KEY"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/podium/$kind/$KEY"
 
 have_all() { local d=$1 b; for b in "${bins[@]}"; do [ -x "$d/$b" ] || return 1; done; }
 
@@ -22,13 +35,15 @@ if have_all "$dest"; then echo "$dest"; exit 0; fi
 
 mkdir -p "$(dirname "$cache")"
 exec 9>"$(dirname "$cache")/.build.lock"
-flock 9   # one build at a time per machine
+flock 9   # one build at a time per machine (both lists share the lock file's directory)
 
-# k8s builds what is missing of kube-apiserver, kubectl and kube-controller-manager, all
-# from k8s.io/kubernetes at one version, into the cache directory.
+# k8s builds what is missing of the binaries of k8s.io/kubernetes in the list (all but etcd
+# and crictl), at one version, into the cache directory.
 k8s() {
   local missing=() b
-  for b in kube-apiserver kubectl kube-controller-manager; do [ -x "$cache/$b" ] || missing+=("$b"); done
+  for b in "${bins[@]}"; do
+    case "$b" in etcd|crictl) ;; *) [ -x "$cache/$b" ] || missing+=("$b") ;; esac
+  done
   [ ${#missing[@]} -gt 0 ] || return 0
   local work minor staging kmod ver
   work="$(dirname "$cache")/build-$KEY"
@@ -59,6 +74,7 @@ k8s() {
 }
 
 etcd() {
+  [[ " ${bins[*]} " == *" etcd "* ]] || return 0
   [ -x "$cache/etcd" ] && return 0
   local work
   work="$(dirname "$cache")/build-$KEY-etcd"
@@ -81,9 +97,34 @@ GO
   rm -rf "$work"
 }
 
+# crictl (the CRI client, to look into containerd when an e2e run fails) from cri-tools'
+# own module, whose go.mod pins what it needs.
+crictl() {
+  [[ " ${bins[*]} " == *" crictl "* ]] || return 0
+  [ -x "$cache/crictl" ] && return 0
+  local work
+  work="$(dirname "$cache")/build-$KEY-crictl"
+  rm -rf "$work" && mkdir -p "$work" "$cache"
+  echo ">> building crictl v$CRICTL_VERSION from Go modules" >&2
+  printf 'module podium.dev/hack/crictl\n\ngo 1.26.0\n\nrequire sigs.k8s.io/cri-tools v%s\n' "$CRICTL_VERSION" > "$work/go.mod"
+  cat > "$work/tools.go" <<'GO'
+//go:build tools
+
+package tools
+
+import _ "sigs.k8s.io/cri-tools/cmd/crictl"
+GO
+  (cd "$work" && GOFLAGS=-mod=mod go mod tidy >&2 && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
+      -ldflags "-s -w -X sigs.k8s.io/cri-tools/pkg/version.Version=v$CRICTL_VERSION" \
+      -o "$cache/crictl.tmp" sigs.k8s.io/cri-tools/cmd/crictl)
+  mv "$cache/crictl.tmp" "$cache/crictl"
+  rm -rf "$work"
+}
+
 if ! have_all "$cache"; then
   k8s
   etcd
+  crictl
 fi
 
 mkdir -p "$dest"

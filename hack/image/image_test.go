@@ -253,3 +253,65 @@ func modeBits(m int64) os.FileMode {
 	}
 	return 0
 }
+
+// TestToolImage checks --tool: one binary, its entrypoint, the same user and files, no
+// operator and no ports (the e2e node's pause and Job images are made this way).
+func TestToolImage(t *testing.T) {
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "envsha")
+	if err := os.WriteFile(bin, []byte("#!/bin/false\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "image")
+	digest, err := Build(Options{
+		Tool: &Tool{Name: "envsha", Binary: bin}, Out: out, Ref: "podium-e2e/envsha:e2e",
+		Arch: "amd64", Created: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index struct {
+		Manifests []descriptor `json:"manifests"`
+	}
+	readJSON(t, filepath.Join(out, "index.json"), &index)
+	if len(index.Manifests) != 1 || index.Manifests[0].Digest != digest.String() {
+		t.Fatalf("index: %+v, Build returned %s", index, digest)
+	}
+	var manifest struct {
+		Config descriptor   `json:"config"`
+		Layers []descriptor `json:"layers"`
+	}
+	if err := json.Unmarshal(blob(t, out, index.Manifests[0]), &manifest); err != nil {
+		t.Fatal(err)
+	}
+	var config struct {
+		Config struct {
+			User         string              `json:"User"`
+			Entrypoint   []string            `json:"Entrypoint"`
+			ExposedPorts map[string]struct{} `json:"ExposedPorts"`
+			Labels       map[string]string   `json:"Labels"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal(blob(t, out, manifest.Config), &config); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(config.Config.Entrypoint, " ") != "/envsha" || config.Config.User != "65532:65532" ||
+		len(config.Config.ExposedPorts) != 0 || config.Config.Labels["org.opencontainers.image.title"] != "envsha" {
+		t.Errorf("config: %+v", config)
+	}
+	rootfs := filepath.Join(tmp, "rootfs")
+	for _, l := range manifest.Layers {
+		unpack(t, blob(t, out, l), rootfs)
+	}
+	if b, err := os.ReadFile(filepath.Join(rootfs, "envsha")); err != nil || string(b) != "#!/bin/false\n" {
+		t.Errorf("/envsha: %v %q", err, b)
+	}
+	for _, absent := range []string{"podium-operator", "podium"} {
+		if _, err := os.Stat(filepath.Join(rootfs, absent)); err == nil {
+			t.Errorf("/%s is in a tool image", absent)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(rootfs, "etc", "passwd")); err != nil {
+		t.Errorf("no /etc/passwd: %v", err)
+	}
+}

@@ -6,6 +6,11 @@
 // tar, which podman load, skopeo copy oci-archive:..., crane push and docker load (25+)
 // accept. The output is reproducible: every time stamp is --created.
 //
+// With --tool NAME=BINARY it assembles instead a minimal image of one static binary,
+// /NAME, as entrypoint (same user, files and time stamps, no ports): the e2e node's
+// images (its pause image and the Job's program, hack/e2e) are made this way, since
+// nothing can be pulled there.
+//
 // It lives in a module of its own so that go-containerregistry stays out of Podium's
 // go.mod.
 package main
@@ -20,6 +25,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -37,6 +43,7 @@ func main() {
 	var o Options
 	flag.StringVar(&o.Operator, "operator", "", "static podium-operator binary")
 	flag.StringVar(&o.CLI, "cli", "", "static podium binary")
+	tool := flag.String("tool", "", "NAME=BINARY: a minimal image of this one static binary, /NAME its entrypoint (instead of --operator and --cli)")
 	flag.StringVar(&o.Out, "out", "dist/image", "OCI image layout directory to write (replaced)")
 	flag.StringVar(&o.Archive, "archive", "", "also write the layout as an oci-archive tar here")
 	flag.StringVar(&o.Ref, "ref", "podium:dev", "image name recorded in the layout (org.opencontainers.image.ref.name)")
@@ -46,6 +53,14 @@ func main() {
 	epoch := flag.Int64("created", envInt("SOURCE_DATE_EPOCH", 0), "creation time, Unix seconds (env SOURCE_DATE_EPOCH)")
 	flag.Parse()
 	o.Created = time.Unix(*epoch, 0).UTC()
+	if *tool != "" {
+		name, src, ok := strings.Cut(*tool, "=")
+		if !ok || name == "" || src == "" || strings.Contains(name, "/") {
+			fmt.Fprintln(os.Stderr, "image: --tool wants NAME=BINARY")
+			os.Exit(2)
+		}
+		o.Tool = &Tool{Name: name, Binary: src}
+	}
 	digest, err := Build(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
@@ -61,7 +76,12 @@ type Options struct {
 	Ref, Version, Revision string
 	Arch                   string
 	Created                time.Time
+	// Tool, when set, makes a minimal image of that one binary instead of Podium's.
+	Tool *Tool
 }
+
+// Tool is a minimal image's one binary: the file Binary, at /Name, its entrypoint.
+type Tool struct{ Name, Binary string }
 
 // Build writes the image and returns its manifest digest.
 func Build(o Options) (v1.Hash, error) {
@@ -80,6 +100,10 @@ func Build(o Options) (v1.Hash, error) {
 	}
 	cf = cf.DeepCopy()
 	cf.OS, cf.Architecture, cf.Created = "linux", o.Arch, v1.Time{Time: o.Created}
+	title, comment := "podium-operator", "podium-operator, podium, nonroot user"
+	if o.Tool != nil {
+		title, comment = o.Tool.Name, o.Tool.Name+", nonroot user"
+	}
 	cf.Config = v1.Config{
 		User:       strconv.Itoa(NonRoot) + ":" + strconv.Itoa(NonRoot),
 		Entrypoint: []string{"/podium-operator"},
@@ -91,7 +115,7 @@ func Build(o Options) (v1.Hash, error) {
 			"8443/tcp": {}, // metrics (HTTPS)
 		},
 		Labels: map[string]string{
-			"org.opencontainers.image.title":       "podium-operator",
+			"org.opencontainers.image.title":       title,
 			"org.opencontainers.image.description": "Podium: hosted secrets and evaluation leaderboards for Kubernetes",
 			"org.opencontainers.image.source":      "https://podium.dev/podium",
 			"org.opencontainers.image.version":     o.Version,
@@ -99,7 +123,12 @@ func Build(o Options) (v1.Hash, error) {
 			"org.opencontainers.image.created":     o.Created.Format(time.RFC3339),
 		},
 	}
-	cf.History = []v1.History{{Created: v1.Time{Time: o.Created}, CreatedBy: "hack/image", Comment: "podium-operator, podium, nonroot user"}}
+	if o.Tool != nil {
+		cf.Config.Entrypoint = []string{"/" + o.Tool.Name}
+		cf.Config.ExposedPorts = nil
+		cf.Config.Labels["org.opencontainers.image.description"] = "Podium e2e: " + o.Tool.Name
+	}
+	cf.History = []v1.History{{Created: v1.Time{Time: o.Created}, CreatedBy: "hack/image", Comment: comment}}
 	if img, err = mutate.ConfigFile(img, cf); err != nil {
 		return v1.Hash{}, err
 	}
@@ -153,7 +182,11 @@ func rootfsLayer(o Options) (v1.Layer, error) {
 			return nil, err
 		}
 	}
-	for _, b := range []struct{ src, name string }{{o.Operator, "podium-operator"}, {o.CLI, "podium"}} {
+	binaries := []struct{ src, name string }{{o.Operator, "podium-operator"}, {o.CLI, "podium"}}
+	if o.Tool != nil {
+		binaries = []struct{ src, name string }{{o.Tool.Binary, o.Tool.Name}}
+	}
+	for _, b := range binaries {
 		if b.src == "" {
 			continue
 		}

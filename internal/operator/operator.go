@@ -101,6 +101,10 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		LeaderElectionID:        "podium-operator.hub.podium.dev",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
 		Controller:              config.Controller{SkipNameValidation: ptr.To(o.Restartable)},
+		// A stopping leader gives the lease up at once instead of letting it expire
+		// (15 s): podium-operator exits as soon as the manager stops, which is what makes
+		// this safe (docs/deploy.md, "Upgrade").
+		LeaderElectionReleaseOnCancel: true,
 		Cache: cache.Options{
 			// Managed fields are never read and would double each cached row's size;
 			// strings every row repeats are shared (cachemem.go).

@@ -1,0 +1,500 @@
+//go:build e2e
+
+// Package e2e_test checks Podium as a platform team runs it: installed with
+// `kubectl apply --server-side -f dist/install.yaml` on a real single-node cluster (the
+// node hack/e2e/node runs: kubelet, containerd, a CNI bridge, kube-proxy), from the image
+// `make image` assembles. `make e2e` starts the node, runs this package and stops the
+// node (docs/development.md, "The e2e node"). It is behind the e2e build tag so that
+// `go test ./...` (make test) does not run it.
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+
+	"podium.dev/podium/internal/testenv"
+)
+
+const (
+	system = "podium-system"
+	// leaseName is the operator's leader election lease (internal/operator).
+	leaseName = "podium-operator.hub.podium.dev"
+	// jobImage prints the SHA-256 of the variables it is given (hack/e2e/envsha); make e2e
+	// imports it into the node's containerd.
+	jobImage = "podium-e2e/envsha:e2e"
+	org      = "e2e-acme"
+)
+
+var (
+	ctx        context.Context
+	cancel     context.CancelFunc
+	cfg        *rest.Config
+	cs         kubernetes.Interface
+	kubeconfig string
+	kubectl    string
+	// base is the HTTP API as the podium Service's ClusterIP serves it.
+	base string
+)
+
+func TestE2E(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "E2E Suite")
+}
+
+var _ = BeforeSuite(func() {
+	dir := os.Getenv("PODIUM_E2E_DIR")
+	Expect(dir).NotTo(BeEmpty(), "run with make e2e (PODIUM_E2E_DIR is the node's directory)")
+	kubectl = os.Getenv("KUBECTL")
+	Expect(kubectl).NotTo(BeEmpty(), "KUBECTL is the pinned kubectl")
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	ctx, cancel = context.WithCancel(context.Background())
+	var err error
+	cfg, err = clientcmd.BuildConfigFromFlags("", kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	cs, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	SetDefaultEventuallyTimeout(3 * time.Minute)
+	SetDefaultEventuallyPollingInterval(500 * time.Millisecond)
+})
+
+var _ = AfterSuite(func() {
+	if cancel != nil {
+		cancel()
+	}
+})
+
+// run runs kubectl against the node as its admin, the way docs/deploy.md tells users.
+func run(stdin string, args ...string) string {
+	GinkgoHelper()
+	cmd := exec.Command(kubectl, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "kubectl %s:\n%s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+func operatorPods() []corev1.Pod {
+	GinkgoHelper()
+	pods, err := cs.CoreV1().Pods(system).List(ctx, metav1.ListOptions{
+		LabelSelector: "app.kubernetes.io/name=podium,app.kubernetes.io/component=operator",
+	})
+	Expect(err).NotTo(HaveOccurred())
+	return pods.Items
+}
+
+func ready(p corev1.Pod) bool {
+	if p.DeletionTimestamp != nil {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// leader is the Pod holding the leader lease: controller-runtime's identity is the
+// hostname (the Pod's name), "_", a UUID.
+func leader(g Gomega) string {
+	lease, err := cs.CoordinationV1().Leases(system).Get(ctx, leaseName, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(lease.Spec.HolderIdentity).NotTo(BeNil())
+	name, _, ok := strings.Cut(*lease.Spec.HolderIdentity, "_")
+	g.Expect(ok).To(BeTrue(), "holder identity %q", *lease.Spec.HolderIdentity)
+	return name
+}
+
+func holder(l *coordinationv1.Lease) string {
+	if l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
+}
+
+// newClient is an HTTP client that opens a connection per request, so that each request
+// goes through kube-proxy's choice of an endpoint, as a new user would.
+func newClient() *http.Client {
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+}
+
+func do(c *http.Client, method, path, token string, body any) (int, []byte, error) {
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, err
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base+path, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+const boardPath = "/v1/leaderboards/" + org + "/bench/main?page=1&page_size=50"
+
+const boardYAML = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: ` + org + `
+---
+apiVersion: hub.podium.dev/v1alpha1
+kind: Dataset
+metadata:
+  name: bench
+  namespace: ` + org + `
+spec:
+  title: Bench
+  versions:
+  - id: 0b6f4a52-8d0b-4c3e-9a55-0c2b7d1e4f10
+    tag: "1.0"
+    createdAt: "2026-03-01T00:00:00Z"
+    tasks:
+    - name: hello-world
+---
+apiVersion: hub.podium.dev/v1alpha1
+kind: Leaderboard
+metadata:
+  name: bench-main
+  namespace: ` + org + `
+spec:
+  package: ` + org + `/bench
+  name: main
+  title: Bench
+  visibility: public
+  datasetVersionRefs: ["latest"]
+  metadataSchema:
+    type: object
+    required: [agent]
+    properties:
+      agent: {type: string}
+  metricsSchema:
+    type: object
+    required: [reward]
+    properties:
+      reward: {type: number, minimum: 0, maximum: 1}
+  columns:
+  - {id: agent, header: Agent, accessor: metadata.agent, type: text}
+  - {id: reward, header: Reward, accessor: metrics.reward, type: number}
+  rankBy:
+  - {accessor: metrics.reward, direction: desc}
+---
+apiVersion: hub.podium.dev/v1alpha1
+kind: LeaderboardRow
+metadata:
+  name: main-terminus
+  namespace: ` + org + `
+spec:
+  leaderboard: bench-main
+  metadata: {agent: terminus}
+  metrics: {reward: 0.82}
+---
+apiVersion: hub.podium.dev/v1alpha1
+kind: LeaderboardRow
+metadata:
+  name: main-aider
+  namespace: ` + org + `
+spec:
+  leaderboard: bench-main
+  metadata: {agent: aider}
+  metrics: {reward: 0.65}
+`
+
+var _ = Describe("Podium on a real node", Ordered, func() {
+	It("installs from dist/install.yaml as docs/deploy.md says, and both replicas become Ready", func() {
+		install := filepath.Join(testenv.RepoRoot(), "dist", "install.yaml")
+		By("kubectl apply --server-side -f dist/install.yaml")
+		run("", "apply", "--server-side", "-f", install)
+		By("kubectl -n podium-system rollout status deployment/podium-operator")
+		run("", "-n", system, "rollout", "status", "deployment/podium-operator", "--timeout=5m")
+
+		dep, err := cs.AppsV1().Deployments(system).Get(ctx, "podium-operator", metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(dep.Spec.Replicas).To(HaveValue(Equal(int32(2))))
+		Eventually(func(g Gomega) {
+			var names []string
+			for _, p := range operatorPods() {
+				if ready(p) {
+					names = append(names, p.Name)
+				}
+			}
+			g.Expect(names).To(HaveLen(2))
+		}).Should(Succeed())
+		// The image is the one make image assembled, run as its non-root user.
+		for _, p := range operatorPods() {
+			Expect(p.Spec.Containers[0].Image).To(Equal("podium:dev"))
+			Expect(p.Status.ContainerStatuses).To(HaveLen(1))
+			Expect(p.Status.ContainerStatuses[0].RestartCount).To(BeZero(), "pod %s restarted", p.Name)
+		}
+	})
+
+	It("has one replica holding the leader lease", func() {
+		pods := map[string]bool{}
+		for _, p := range operatorPods() {
+			pods[p.Name] = true
+		}
+		Eventually(func(g Gomega) {
+			g.Expect(pods).To(HaveKey(leader(g)))
+		}).Should(Succeed())
+	})
+
+	It("answers the public read through the Service", func() {
+		svc, err := cs.CoreV1().Services(system).Get(ctx, "podium", metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(svc.Spec.ClusterIP).NotTo(BeEmpty())
+		// The ClusterIP, from this machine: kube-proxy's rules (the OUTPUT chain) send it
+		// to a ready replica, as they do for a Pod of the cluster.
+		base = fmt.Sprintf("http://%s:%d", svc.Spec.ClusterIP, svc.Spec.Ports[0].Port)
+
+		run(boardYAML, "apply", "--server-side", "-f", "-")
+		run("", "-n", org, "wait", "--for=condition=Ready", "leaderboard/bench-main", "--timeout=2m")
+		c := newClient()
+		// Both replicas serve it once their caches have the rows (each request may reach
+		// either one).
+		Eventually(func(g Gomega) {
+			for range 6 {
+				code, body, err := do(c, http.MethodGet, boardPath, "", nil)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(code).To(Equal(http.StatusOK), "%s", body)
+				g.Expect(string(body)).To(ContainSubstring(`"terminus"`))
+				g.Expect(string(body)).To(ContainSubstring(`"aider"`))
+			}
+		}).Should(Succeed())
+	})
+
+	It("hands the lease over when the leader's Pod is killed, and the read never stops answering", func() {
+		old := leader(Default)
+		lease, err := cs.CoordinationV1().Leases(system).Get(ctx, leaseName, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		oldHolder := holder(lease)
+
+		var (
+			mu       sync.Mutex
+			requests int
+			failures []string
+		)
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(done)
+			c := newClient()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+				code, body, err := do(c, http.MethodGet, boardPath, "", nil)
+				mu.Lock()
+				requests++
+				switch {
+				case err != nil:
+					failures = append(failures, time.Now().Format("15:04:05.000")+" "+err.Error())
+				case code != http.StatusOK || !bytes.Contains(body, []byte(`"terminus"`)):
+					failures = append(failures, fmt.Sprintf("%s %d %.200s", time.Now().Format("15:04:05.000"), code, body))
+				}
+				mu.Unlock()
+			}
+		}()
+		time.Sleep(time.Second)
+
+		By("deleting the leader's Pod " + old)
+		Expect(cs.CoreV1().Pods(system).Delete(ctx, old, metav1.DeleteOptions{})).To(Succeed())
+		start := time.Now()
+		var newLeader string
+		Eventually(func(g Gomega) {
+			l, err := cs.CoordinationV1().Leases(system).Get(ctx, leaseName, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(holder(l)).NotTo(Equal(oldHolder))
+			newLeader = leader(g)
+			g.Expect(newLeader).NotTo(Equal(old))
+		}).Should(Succeed())
+		GinkgoWriter.Printf("lease handed from %s to %s in %s\n", old, newLeader, time.Since(start).Round(100*time.Millisecond))
+
+		By("waiting for the Deployment to have two ready replicas again")
+		Eventually(func(g Gomega) {
+			var names []string
+			for _, p := range operatorPods() {
+				g.Expect(p.Name).NotTo(Equal(old))
+				if ready(p) {
+					names = append(names, p.Name)
+				}
+			}
+			g.Expect(names).To(HaveLen(2))
+			dep, err := cs.AppsV1().Deployments(system).Get(ctx, "podium-operator", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(dep.Status.ReadyReplicas).To(Equal(int32(2)))
+		}).Should(Succeed())
+		// A few more reads with the replacement serving.
+		time.Sleep(2 * time.Second)
+		close(stop)
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		GinkgoWriter.Printf("%d reads during the handover, %d failed\n", requests, len(failures))
+		Expect(requests).To(BeNumerically(">", 50))
+		Expect(failures).To(BeEmpty())
+	})
+
+	It("delivers a hosted secret stored over HTTP to a Job that asks for it by annotation", func() {
+		const ns, sa, envVar = "e2e-runs", "runner", "E2E_API_KEY"
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		// The org owner role (Podium's kinds) and what a platform team grants for runs.
+		jobs := &rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: "run-submitter", Namespace: ns},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "create"}}},
+		}
+		_, err = cs.RbacV1().Roles(ns).Create(ctx, jobs, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "runner-jobs", Namespace: ns},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "run-submitter"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		token, err := testenv.ServiceAccountToken(ctx, cs, ns, sa, "podium-org-owner")
+		Expect(err).NotTo(HaveOccurred())
+
+		raw := make([]byte, 24)
+		_, err = rand.Read(raw)
+		Expect(err).NotTo(HaveOccurred())
+		value := "sk-e2e-" + hex.EncodeToString(raw)
+		sum := sha256.Sum256([]byte(value))
+		want := fmt.Sprintf("%s sha256:%x", envVar, sum)
+
+		By("storing the key over HTTP through the Service")
+		c := newClient()
+		Eventually(func(g Gomega) {
+			// The RoleBinding reaches each replica's authorizer cache within seconds.
+			code, body, err := do(c, http.MethodPost, "/v1/secrets", token, map[string]string{"env_var": envVar, "value": value})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(code).To(Equal(http.StatusCreated), "%s", body)
+			g.Expect(string(body)).NotTo(ContainSubstring(value))
+		}).WithTimeout(time.Minute).Should(Succeed())
+
+		By("creating a Job as the same ServiceAccount, asking for the key by annotation")
+		runner := rest.AnonymousClientConfig(cfg)
+		runner.BearerToken = token
+		rcs, err := kubernetes.NewForConfig(runner)
+		Expect(err).NotTo(HaveOccurred())
+		job := &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: "eval-1", Namespace: ns,
+				Annotations: map[string]string{"hub.podium.dev/secrets": envVar},
+			},
+			Spec: batchv1.JobSpec{
+				BackoffLimit: ptr.To(int32(0)),
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{
+						Name: "agent", Image: jobImage, ImagePullPolicy: corev1.PullNever,
+						Args: []string{envVar},
+					}},
+				}},
+			},
+		}
+		var created *batchv1.Job
+		Eventually(func(g Gomega) {
+			var err error
+			created, err = rcs.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) {
+				created, err = rcs.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+		}).WithTimeout(time.Minute).Should(Succeed())
+		runSecret := created.Labels["hub.podium.dev/run-secret"]
+		Expect(runSecret).NotTo(BeEmpty(), "the webhook gave the Job a run Secret")
+		Expect(created.Annotations).To(HaveKeyWithValue("hub.podium.dev/requester", "system:serviceaccount:"+ns+":"+sa))
+		env := created.Spec.Template.Spec.Containers[0].Env
+		Expect(env).To(ContainElement(HaveField("ValueFrom.SecretKeyRef.LocalObjectReference.Name", runSecret)))
+
+		By("waiting for the Job to complete")
+		Eventually(func(g Gomega) {
+			j, err := cs.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			for _, cond := range j.Status.Conditions {
+				g.Expect(cond.Type).NotTo(Equal(batchv1.JobFailed), "the Job failed: %s", cond.Message)
+			}
+			g.Expect(j.Status.Succeeded).To(Equal(int32(1)))
+		}).Should(Succeed())
+
+		By("reading what the Job's Pod printed: the SHA-256 of the key it received")
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job.Name})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pods.Items).To(HaveLen(1))
+		logs, err := cs.CoreV1().Pods(ns).GetLogs(pods.Items[0].Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.TrimSpace(string(logs))).To(Equal(want))
+
+		By("last_used_at is set")
+		Eventually(func(g Gomega) {
+			code, body, err := do(c, http.MethodGet, "/v1/secrets", token, nil)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(code).To(Equal(http.StatusOK), "%s", body)
+			var list struct {
+				Secrets []struct {
+					EnvVar     string  `json:"env_var"`
+					LastUsedAt *string `json:"last_used_at"`
+				} `json:"secrets"`
+			}
+			g.Expect(json.Unmarshal(body, &list)).To(Succeed())
+			g.Expect(list.Secrets).To(ContainElement(And(
+				HaveField("EnvVar", envVar),
+				HaveField("LastUsedAt", Not(BeNil())),
+			)))
+		}).WithTimeout(time.Minute).Should(Succeed())
+
+		By("the run Secret is gone once the Job finished")
+		Eventually(func(g Gomega) {
+			_, err := cs.CoreV1().Secrets(ns).Get(ctx, runSecret, metav1.GetOptions{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "run Secret %s: %v", runSecret, err)
+		}).WithTimeout(time.Minute).Should(Succeed())
+	})
+})
