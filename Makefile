@@ -10,7 +10,7 @@ CONTROLLER_GEN = $(GO) tool controller-gen
 ASSETS         = $(shell bash hack/controlplane.sh)
 IMG           ?= podium:dev
 VERSION       ?= dev
-GOTEST_FLAGS  ?=
+GOTEST_FLAGS  ?= -timeout 30m
 # Every Go file of the tree, tracked or not (bin/, .podium-dev/ and .podium-e2e/ hold no sources of ours).
 GO_FILES       = $(shell find . \( -path ./bin -o -path ./.podium-dev -o -path ./.podium-e2e -o -path ./.git \) -prune -o -name '*.go' -print)
 # golangci-lint, pinned in its own module (hack/tools/go.mod) so the main go.mod does not

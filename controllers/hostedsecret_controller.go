@@ -49,12 +49,13 @@ type HostedSecretReconciler struct {
 // HTTP API, after its own checks; the ownership admission policy requires the verb for
 // that (config/admission, docs/secrets.md). place-values and update: it stores values in
 // its value namespace (secretRef.namespace, which the same policy lets only holders of
-// place-values set) and moves old values there.
-// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;update;delete;manage-others;place-values
+// place-values set) and moves old values there. store-registry: only it creates
+// registry credentials (type registry), for /v1/registry-credentials.
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;update;delete;manage-others;place-values;store-registry
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update;delete
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;create;update;delete
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -182,7 +183,7 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 		}
 		if holder == nil {
 			if hs.Status.State == "" {
-				if err := lc.SetPending(ctx, hs, last4); err != nil {
+				if err := lc.SetPending(ctx, hs, last4, ""); err != nil {
 					return ctrl.Result{}, err
 				}
 			}
@@ -273,12 +274,9 @@ func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1
 		logf.FromContext(ctx).V(1).Info("The referenced Secret is not granted", "hostedSecret", client.ObjectKeyFromObject(hs), "why", why)
 		return "", notGranted, nil
 	}
-	dataKey := hs.Spec.SecretRef.Key
-	if dataKey == "" {
-		dataKey = secrets.DefaultValueKey
-	}
-	value, ok := s.Data[dataKey]
-	if !ok || len(value) == 0 {
+	dataKey := secrets.DataKey(hs)
+	value, ok := secrets.ValueOf(hs, s)
+	if !ok {
 		return "", &valueProblem{hubv1alpha1.ReasonValueMissing, fmt.Sprintf("Secret %s has no key %q", key.Name, dataKey)}, nil
 	}
 	if len(value) > secrets.MaxValueBytes {

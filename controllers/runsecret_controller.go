@@ -228,9 +228,7 @@ func (r *RunSecretReconciler) dropRevoked(ctx context.Context, s *corev1.Secret)
 		return nil
 	}
 	want := s.DeepCopy()
-	for _, env := range dropped {
-		delete(want.Data, env)
-	}
+	delivery.DropValues(want.Data, dropped)
 	want.Annotations[hubv1alpha1.AnnotationRunHostedSecrets] = delivery.FormatUsed(keep)
 	if err := r.Client.Update(ctx, want); err != nil { // carries the resourceVersion read
 		return fmt.Errorf("removing revoked values from run Secret %s/%s: %w", s.Namespace, s.Name, err)

@@ -8,6 +8,10 @@ const (
 	AnnotationSecrets = "hub.podium.dev/secrets"
 	// AnnotationJobID names the job (a UUID) whose job-scope secrets come first.
 	AnnotationJobID = "hub.podium.dev/job-id"
+	// AnnotationRegistryCredentials on a Job or bare Pod asks for the organization's
+	// registry credentials by display name, comma-separated: "GHCR bot,Docker Hub". They
+	// are handed to the run as an imagePullSecret.
+	AnnotationRegistryCredentials = "hub.podium.dev/registry-credentials"
 	// AnnotationModels names the models (or agent=model pairs) of the run, so that the
 	// admission warnings say which model a missing key was for.
 	AnnotationModels = "hub.podium.dev/models"
@@ -17,6 +21,9 @@ const (
 	AnnotationRequester = "hub.podium.dev/requester"
 	// AnnotationDelivered is recorded by admission: the environment variables delivered.
 	AnnotationDelivered = "hub.podium.dev/delivered"
+	// AnnotationDeliveredRegistry is recorded by admission: the display names of the
+	// registry credentials delivered as an imagePullSecret.
+	AnnotationDeliveredRegistry = "hub.podium.dev/delivered-registry-credentials"
 	// LabelRunSecret is recorded by admission on a Job or bare Pod that got secrets: the
 	// name of its run Secret. A value the client supplies is removed or replaced.
 	LabelRunSecret = "hub.podium.dev/run-secret"

@@ -5,7 +5,7 @@ import (
 )
 
 // SecretScope says whom a hosted secret serves.
-// +kubebuilder:validation:Enum=user;job
+// +kubebuilder:validation:Enum=user;job;org
 type SecretScope string
 
 const (
@@ -13,7 +13,48 @@ const (
 	ScopeUser SecretScope = "user"
 	// ScopeJob secrets belong to one job.
 	ScopeJob SecretScope = "job"
+	// ScopeOrg secrets belong to the organization as a whole: registry credentials.
+	ScopeOrg SecretScope = "org"
 )
+
+// SecretType says what a hosted secret is for (docs/secrets.md, "Registry credentials").
+// +kubebuilder:validation:Enum=env;registry
+type SecretType string
+
+const (
+	// TypeEnv secrets are exported into a run as an environment variable.
+	TypeEnv SecretType = "env"
+	// TypeRegistry secrets are credentials of a private container registry, handed to
+	// a run as an imagePullSecret.
+	TypeRegistry SecretType = "registry"
+)
+
+// RegistrySpec names a private container registry and the account a registry
+// credential signs in with. The password or token is the value, in the value Secret.
+type RegistrySpec struct {
+	// server is the registry's host name, with an optional port: lower-case letters,
+	// digits, '-' and '.', for example ghcr.io or registry.example.com:5000.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(:[0-9]{1,5})?$`
+	Server string `json:"server"`
+	// username signs in to the registry: 1 to 256 characters, no white space, no ':'
+	// and no control or formatting characters.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="!self.matches(r'[\\s:\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]')",message="username must not contain white space, ':' or control or formatting characters"
+	Username string `json:"username"`
+	// displayName names the credential in its organization (the unit that is
+	// superseded): 1 to 63 letters, digits, ' ', '.', '_' and '-', starting and ending
+	// with a letter or digit.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9]([A-Za-z0-9 ._-]*[A-Za-z0-9])?$`
+	DisplayName string `json:"displayName"`
+}
 
 // SecretState is whether a hosted secret can be used.
 // +kubebuilder:validation:Enum=active;revoked
@@ -54,6 +95,12 @@ const (
 	// config/admission refuses anyone else's); on a LeaderboardRow, the user that created
 	// it, set by the apiserver at admission (config/admission/row_created_by.yaml).
 	AnnotationCreatedBy = "hub.podium.dev/created-by"
+	// LabelRegistrySeat is on each of an organization's registry credential seats (a
+	// Lease): the seat's number. docs/secrets.md, "Registry credentials".
+	LabelRegistrySeat = "hub.podium.dev/registry-seat"
+	// AnnotationRegistrySeat is on the slot pointer of a registry credential: the name
+	// of the seat Lease its credential holds.
+	AnnotationRegistrySeat = "hub.podium.dev/registry-seat"
 )
 
 // Condition reasons of a HostedSecret's Ready condition.
@@ -112,8 +159,23 @@ type SecretValueRef struct {
 // +kubebuilder:validation:XValidation:rule="self.scope != 'job' || has(self.jobID)",message="jobID is required when scope is job"
 // +kubebuilder:validation:XValidation:rule="self.scope != 'user' || !has(self.jobID)",message="jobID must not be set when scope is user"
 // +kubebuilder:validation:XValidation:rule="self.scope != 'user' || has(self.owner)",message="owner is required when scope is user"
+// +kubebuilder:validation:XValidation:rule="(self.type == 'registry') == (self.scope == 'org')",message="scope is org exactly when type is registry"
+// +kubebuilder:validation:XValidation:rule="(self.type == 'registry') == has(self.registry)",message="registry is required when type is registry, and refused otherwise"
+// +kubebuilder:validation:XValidation:rule="(self.type == 'registry') != has(self.envVar)",message="envVar is required when type is env, and refused when type is registry"
+// +kubebuilder:validation:XValidation:rule="self.scope != 'org' || (!has(self.owner) && !has(self.jobID))",message="owner and jobID must not be set when scope is org"
 type HostedSecretSpec struct {
-	// scope is user (default) or job. Immutable.
+	// type is env (default: exported as an environment variable) or registry (a
+	// container registry credential, handed to a run as an imagePullSecret). Immutable.
+	// +optional
+	// +kubebuilder:default=env
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="type is immutable"
+	Type SecretType `json:"type,omitempty"`
+	// registry names the registry and account of a registry credential (type
+	// registry). Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="registry is immutable"
+	Registry *RegistrySpec `json:"registry,omitempty"`
+	// scope is user (default) or job; org for registry credentials. Immutable.
 	// +optional
 	// +kubebuilder:default=user
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="scope is immutable"
@@ -128,11 +190,12 @@ type HostedSecretSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="owner is immutable"
 	Owner string `json:"owner,omitempty"`
-	// envVar is the environment variable the secret is exported as. Immutable.
-	// +required
+	// envVar is the environment variable the secret is exported as (type env, where it
+	// is required). Immutable.
+	// +optional
 	// +kubebuilder:validation:Pattern=`^[A-Z][A-Z0-9_]{0,63}$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="envVar is immutable"
-	EnvVar string `json:"envVar"`
+	EnvVar string `json:"envVar,omitempty"`
 	// provider is an optional label, for example "anthropic"; at most 64 characters, no
 	// control or formatting characters (such as bidirectional overrides).
 	// +optional
@@ -171,6 +234,12 @@ type HostedSecretStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=4
 	ValueLast4 string `json:"valueLast4,omitempty"`
+	// fingerprint identifies a registry credential's value without revealing it:
+	// "hmac-sha256:" and 16 hex digits of an HMAC-SHA256 of the value under the
+	// operator's key (docs/secrets.md, "Registry credentials").
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// lastUsedAt is when the secret was last handed to a job.
 	// +optional
 	LastUsedAt *metav1.Time `json:"lastUsedAt,omitempty"`
@@ -185,6 +254,7 @@ type HostedSecretStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=hs,categories=podium
 // +kubebuilder:printcolumn:name="Env",type=string,JSONPath=`.spec.envVar`
+// +kubebuilder:printcolumn:name="Registry",type=string,JSONPath=`.spec.registry.displayName`,priority=1
 // +kubebuilder:printcolumn:name="Scope",type=string,JSONPath=`.spec.scope`
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.provider`
 // +kubebuilder:printcolumn:name="Last4",type=string,JSONPath=`.status.valueLast4`

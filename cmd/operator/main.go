@@ -39,6 +39,8 @@ func main() {
 	flag.StringVar(&o.Delivery.WebhookConfiguration, "webhook-configuration", operator.DefaultWebhookConfiguration, "MutatingWebhookConfiguration whose caBundle the operator keeps.")
 	flag.DurationVar(&o.Delivery.RunSecretMaxAge, "run-secret-max-age", operator.DefaultRunSecretMaxAge, "A run Secret is deleted at this age even if its Job or Pod has not finished.")
 	flag.DurationVar(&o.Delivery.RunSecretOrphanGrace, "run-secret-orphan-grace", operator.DefaultRunSecretOrphanGrace, "A run Secret no Job or Pod was created with is deleted after this long.")
+	var fpSecret string
+	flag.StringVar(&fpSecret, "fingerprint-key-secret", ns+"/podium-fingerprint-key", "namespace/name of the operator-only Secret holding the key of registry credential fingerprints (made on first use); \"\" turns /v1/registry-credentials off.")
 	zopts := zap.Options{}
 	zopts.BindFlags(flag.CommandLine)
 	flag.Parse() // --kubeconfig is registered by controller-runtime's config package
@@ -49,6 +51,14 @@ func main() {
 	} else {
 		log.Error(nil, "--webhook-cert-secret must be namespace/name", "value", certSecret)
 		os.Exit(2)
+	}
+	if fpSecret != "" {
+		fns, fname, ok := strings.Cut(fpSecret, "/")
+		if !ok || fns == "" || fname == "" {
+			log.Error(nil, "--fingerprint-key-secret must be namespace/name", "value", fpSecret)
+			os.Exit(2)
+		}
+		o.FingerprintKeySecret = types.NamespacedName{Namespace: fns, Name: fname}
 	}
 	for _, n := range strings.Split(dnsNames, ",") {
 		if n = strings.TrimSpace(n); n != "" {

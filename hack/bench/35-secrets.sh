@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Hosted secrets (issue 5): latency of the write paths over HTTP against the real
-# apiserver (a first store plus a revoke; a confirmed supersede), of GET /v1/secrets for
+# apiserver (a first store plus a revoke, also of a registry credential; a confirmed
+# supersede), of GET /v1/secrets for
 # an org with 100 secrets and of preflight (both from the cache), and the pure preflight
 # evaluation of 10 agents and 2,000 tasks. Env: KUBEBUILDER_ASSETS (control plane),
 # N (iterations per benchmark, default 100).

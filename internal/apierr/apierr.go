@@ -19,6 +19,7 @@ const (
 	CodeNotFound            = "not_found"            // 404
 	CodeReplacementRequired = "replacement_required" // 409
 	CodeReplacementStale    = "replacement_stale"    // 409
+	CodeLimitReached        = "limit_reached"        // 409: an organization limit (registry credentials)
 	CodeStale               = "stale"                // 409
 	CodeConflict            = "conflict"             // 409: the record already exists
 	CodePayloadTooLarge     = "payload_too_large"    // 413

@@ -23,6 +23,8 @@ type app struct {
 	// json, quiet and noHeaders are the output flags of the command being run.
 	json, quiet, noHeaders bool
 	client                 *hub.Client
+	// endpoint is --endpoint of the commands that talk to Podium's HTTP API.
+	endpoint string
 }
 
 // options merges the global flags over what `auth login` recorded.

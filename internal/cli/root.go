@@ -66,7 +66,9 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func errorText(err error) string {
 	var ae *apierr.Error
 	if errors.As(err, &ae) {
-		if ae.Code == apierr.CodeStale || ae.Code == apierr.CodeConflict || ae.Code == apierr.CodeRowsInvalid || ae.Code == apierr.CodeForbidden {
+		switch ae.Code {
+		case apierr.CodeStale, apierr.CodeConflict, apierr.CodeRowsInvalid, apierr.CodeForbidden,
+			apierr.CodeReplacementRequired, apierr.CodeReplacementStale, apierr.CodeLimitReached:
 			return ae.Message + " [" + ae.Code + "]"
 		}
 		return ae.Message
@@ -96,10 +98,10 @@ func (a *app) newRoot() *cobra.Command {
 		Run:   func(c *cobra.Command, _ []string) { fmt.Fprintln(c.OutOrStdout(), "podium", Version) },
 	})
 	root.AddCommand(a.authCmd())
-	hubCmd := &cobra.Command{Use: "hub", Short: "Work with the hub: leaderboards of datasets"}
+	hubCmd := &cobra.Command{Use: "hub", Short: "Work with the hub: leaderboards of datasets, hosted secrets, registry credentials"}
 	lb := &cobra.Command{Use: "leaderboard", Aliases: []string{"leaderboards", "lb"}, Short: "Manage leaderboards and their rows"}
 	lb.AddCommand(a.listCmd(), a.showCmd(), a.initCmd(), a.createCmd(), a.updateCmd(), a.exportCmd(), a.rowCmd())
-	hubCmd.AddCommand(lb)
+	hubCmd.AddCommand(lb, a.secretsCmd(), a.registryCmd())
 	root.AddCommand(hubCmd)
 	for _, c := range []*cobra.Command{root, hubCmd, lb} {
 		if c.Args == nil && c.RunE == nil {

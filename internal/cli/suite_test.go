@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -22,18 +23,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
 
 var (
-	cfg        *rest.Config
-	k8s        client.Client
-	testEnv    *envtest.Environment
-	ctx        context.Context
-	cancel     context.CancelFunc
-	mgrDone    chan struct{}
+	cfg       *rest.Config
+	k8s       client.Client
+	testEnv   *envtest.Environment
+	ctx       context.Context
+	cancel    context.CancelFunc
+	mgrDone   <-chan struct{}
+	clientset *kubernetes.Clientset
+	// endpoint is the operator's HTTP API.
+	endpoint   string
 	podiumBin  string
 	kubeconfig string
 	workDir    string
@@ -71,15 +74,14 @@ var _ = BeforeSuite(func() {
 	kubeconfig = filepath.Join(workDir, "kubeconfig")
 	Expect(os.WriteFile(kubeconfig, kc, 0o600)).To(Succeed())
 
-	// The real operator, in process: controllers label, validate and count rows.
-	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddr: "0", ProbeAddr: "0", HTTPAddr: ""})
+	// The real operator, in process: controllers label, validate and count rows; its
+	// HTTP API serves the secrets commands.
+	clientset, err = kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
-	mgrDone = make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(mgrDone)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
+	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
+	op, err := testenv.StartOperator(ctx, cfg)
+	Expect(err).NotTo(HaveOccurred())
+	endpoint, mgrDone = op.BaseURL, op.Done
 })
 
 var _ = AfterSuite(func() {

@@ -18,6 +18,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/preflight"
+	"podium.dev/podium/internal/secrets"
 )
 
 // envVarRe is what a hosted secret's envVar may be (the HostedSecret CRD's pattern).
@@ -49,14 +50,18 @@ type Request struct {
 	// JobID is the job's UUID (lower case), "" when none (or an invalid one) was given.
 	JobID  string
 	Models []Model
+	// Registry are the display names of the registry credentials asked for, in order,
+	// without duplicates.
+	Registry []string
 	// Warnings say what in the annotations was ignored.
 	Warnings []string
 }
 
-// Asks says whether annotations ask for secrets at all.
+// Asks says whether annotations ask for secrets (or registry credentials) at all.
 func Asks(annotations map[string]string) bool {
-	_, ok := annotations[hubv1alpha1.AnnotationSecrets]
-	return ok
+	_, env := annotations[hubv1alpha1.AnnotationSecrets]
+	_, reg := annotations[hubv1alpha1.AnnotationRegistryCredentials]
+	return env || reg
 }
 
 // ParseRequest reads the delivery annotations. Nothing in them blocks a run: what cannot
@@ -83,6 +88,20 @@ func ParseRequest(annotations map[string]string) Request {
 			r.JobID = u.String()
 		} else {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %q is not a UUID; job-scope secrets are not looked up", hubv1alpha1.AnnotationJobID, clip(id)))
+		}
+	}
+	seenReg := map[string]bool{}
+	for _, n := range splitList(annotations[hubv1alpha1.AnnotationRegistryCredentials]) {
+		switch {
+		case secrets.CheckDisplayName(n) != "":
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %q is not a registry credential's display name; ignored", hubv1alpha1.AnnotationRegistryCredentials, clip(n)))
+		case seenReg[n]:
+		case len(r.Registry) == secrets.MaxRegistryCredentials:
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: more than %d names; %s and the ones after it are ignored", hubv1alpha1.AnnotationRegistryCredentials, secrets.MaxRegistryCredentials, n))
+			seenReg[n] = true
+		default:
+			seenReg[n] = true
+			r.Registry = append(r.Registry, n)
 		}
 	}
 	for _, m := range splitList(annotations[hubv1alpha1.AnnotationModels]) {

@@ -15,6 +15,8 @@ import (
 
 // Delivery is one secret handed to a run.
 type Delivery struct {
+	// EnvVar is the variable of an env secret; for a registry credential
+	// RegistryKeyPrefix and its server (RegistryKey).
 	EnvVar string
 	Secret *hubv1alpha1.HostedSecret
 	// value only ever goes into the run Secret's data (RunSecret).
@@ -25,7 +27,9 @@ type Delivery struct {
 // and does not get.
 type Plan struct {
 	Delivered []Delivery
-	Warnings  []string
+	// Pulls are the registry credentials delivered, as one imagePullSecret.
+	Pulls    []Delivery
+	Warnings []string
 }
 
 // Names are the delivered environment variables, in the order asked.
@@ -36,6 +40,18 @@ func (p Plan) Names() []string {
 	}
 	return out
 }
+
+// RegistryNames are the display names of the registry credentials delivered.
+func (p Plan) RegistryNames() []string {
+	out := make([]string, len(p.Pulls))
+	for i, d := range p.Pulls {
+		out[i] = d.Secret.Spec.Registry.DisplayName
+	}
+	return out
+}
+
+// All are every secret the plan delivers.
+func (p Plan) All() []Delivery { return append(append([]Delivery(nil), p.Delivered...), p.Pulls...) }
 
 // Resolver chooses the secret of each name a run asks for.
 type Resolver struct {
@@ -90,6 +106,27 @@ func (r *Resolver) Resolve(ctx context.Context, namespace, requester string, req
 		plan.Delivered = append(plan.Delivered, *d)
 	}
 	plan.Warnings = append(plan.Warnings, modelWarnings(r.Config, req, delivered)...)
+	// Registry credentials belong to the organization: whoever may create the run in it
+	// gets them (docs/secrets.md, "Registry credentials").
+	servers := map[string]string{}
+	for _, name := range req.Registry {
+		d, err := r.active(ctx, secrets.Slot{Namespace: namespace, Scope: hubv1alpha1.ScopeOrg, DisplayName: name})
+		if err != nil {
+			return Plan{}, err
+		}
+		if d == nil || d.Secret.Spec.Registry == nil {
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("registry credential %q is not delivered: the organization has no active registry credential of that name", name))
+			continue
+		}
+		server := d.Secret.Spec.Registry.Server
+		if first, dup := servers[server]; dup {
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("registry credential %q is not delivered: %q already signs in to %s", name, first, server))
+			continue
+		}
+		servers[server] = name
+		d.EnvVar = RegistryKey(server)
+		plan.Pulls = append(plan.Pulls, *d)
+	}
 	return plan, nil
 }
 
@@ -128,11 +165,7 @@ func (r *Resolver) active(ctx context.Context, slot secrets.Slot) (*Delivery, er
 	if uid, bound := secrets.BoundTo(s); !bound || uid != hs.UID {
 		return nil, nil
 	}
-	dataKey := hs.Spec.SecretRef.Key
-	if dataKey == "" {
-		dataKey = secrets.DefaultValueKey
-	}
-	v := s.Data[dataKey]
+	v := s.Data[secrets.DataKey(hs)]
 	if len(v) == 0 {
 		return nil, nil
 	}

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -35,12 +36,34 @@ func RunSecretName() string {
 // RunSecret is the Secret a run gets its values from: one key per delivered variable.
 // It carries Podium's managed-by label (so the operator's cache holds it) and names the
 // HostedSecrets it copies, never a value outside its data.
+//
+// With registry credentials it is of type kubernetes.io/dockerconfigjson: its
+// .dockerconfigjson holds one auths entry per credential (the run's imagePullSecret),
+// beside the env keys (a Secret of that type may hold other keys).
 func RunSecret(namespace, name, kind, requester string, plan Plan) *corev1.Secret {
-	data := make(map[string][]byte, len(plan.Delivered))
-	used := make([]UsedSecret, 0, len(plan.Delivered))
+	data := make(map[string][]byte, len(plan.Delivered)+1)
+	used := make([]UsedSecret, 0, len(plan.Delivered)+len(plan.Pulls))
 	for _, d := range plan.Delivered {
 		data[d.EnvVar] = d.value
 		used = append(used, UsedSecret{EnvVar: d.EnvVar, Name: d.Secret.Name, UID: d.Secret.UID})
+	}
+	typ := corev1.SecretTypeOpaque
+	if len(plan.Pulls) > 0 {
+		typ = corev1.SecretTypeDockerConfigJson
+		auths := map[string]json.RawMessage{}
+		for _, d := range plan.Pulls {
+			var cfg struct {
+				Auths map[string]json.RawMessage `json:"auths"`
+			}
+			if json.Unmarshal(d.value, &cfg) != nil {
+				continue
+			}
+			for server, entry := range cfg.Auths {
+				auths[server] = entry
+			}
+			used = append(used, UsedSecret{EnvVar: d.EnvVar, Name: d.Secret.Name, UID: d.Secret.UID})
+		}
+		data[corev1.DockerConfigJsonKey] = dockerConfig(auths)
 	}
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
@@ -55,9 +78,55 @@ func RunSecret(namespace, name, kind, requester string, plan Plan) *corev1.Secre
 				hubv1alpha1.AnnotationRunHostedSecrets: FormatUsed(used),
 			},
 		},
-		Type: corev1.SecretTypeOpaque,
+		Type: typ,
 		Data: data,
 	}
+}
+
+// RegistryKeyPrefix starts the entry of a registry credential in a run Secret's
+// hub.podium.dev/hosted-secrets annotation (where env secrets have their variable).
+const RegistryKeyPrefix = "registry:"
+
+// RegistryKey is that entry's key for a credential of server.
+func RegistryKey(server string) string { return RegistryKeyPrefix + server }
+
+func dockerConfig(auths map[string]json.RawMessage) []byte {
+	b, err := json.Marshal(map[string]map[string]json.RawMessage{"auths": auths})
+	if err != nil {
+		return []byte(`{"auths":{}}`)
+	}
+	return b
+}
+
+// DropValues removes from a run Secret's data what keys (entries of its
+// hub.podium.dev/hosted-secrets annotation) delivered: an env key, or a registry's
+// auths entry of .dockerconfigjson (which stays, valid, when it is emptied).
+func DropValues(data map[string][]byte, keys []string) {
+	for _, k := range keys {
+		server, registry := strings.CutPrefix(k, RegistryKeyPrefix)
+		if !registry {
+			delete(data, k)
+			continue
+		}
+		var cfg struct {
+			Auths map[string]json.RawMessage `json:"auths"`
+		}
+		if json.Unmarshal(data[corev1.DockerConfigJsonKey], &cfg) != nil || cfg.Auths == nil {
+			cfg.Auths = map[string]json.RawMessage{}
+		}
+		delete(cfg.Auths, server)
+		data[corev1.DockerConfigJsonKey] = dockerConfig(cfg.Auths)
+	}
+}
+
+// InjectPullSecret adds the run Secret to spec's imagePullSecrets (once).
+func InjectPullSecret(spec *corev1.PodSpec, secretName string) {
+	for _, r := range spec.ImagePullSecrets {
+		if r.Name == secretName {
+			return
+		}
+	}
+	spec.ImagePullSecrets = append(spec.ImagePullSecrets, corev1.LocalObjectReference{Name: secretName})
 }
 
 // UsedSecret is one HostedSecret a run Secret holds the value of.

@@ -118,7 +118,7 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("podium could not look up the hosted secrets of this %s; try again", r.kind))
 	}
 	warnings := plan.Warnings
-	if len(plan.Delivered) > 0 {
+	if len(plan.Delivered)+len(plan.Pulls) > 0 {
 		name := RunSecretName()
 		if !dryRun(req) {
 			if err := in.Client.Create(ctx, RunSecret(req.Namespace, name, r.kind, requester, plan)); err != nil {
@@ -127,11 +127,18 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 			}
 		}
 		setMap(&r.meta.Labels, hubv1alpha1.LabelRunSecret, name)
-		r.record(hubv1alpha1.AnnotationDelivered, strings.Join(plan.Names(), ","))
-		warnings = append(warnings, InjectEnv(r.spec, name, plan.Names())...)
+		if len(plan.Delivered) > 0 {
+			r.record(hubv1alpha1.AnnotationDelivered, strings.Join(plan.Names(), ","))
+			warnings = append(warnings, InjectEnv(r.spec, name, plan.Names())...)
+		}
+		if len(plan.Pulls) > 0 {
+			r.record(hubv1alpha1.AnnotationDeliveredRegistry, strings.Join(plan.RegistryNames(), ","))
+			InjectPullSecret(r.spec, name)
+		}
 		if !dryRun(req) {
-			used := make([]*hubv1alpha1.HostedSecret, len(plan.Delivered))
-			for i, d := range plan.Delivered {
+			all := plan.All()
+			used := make([]*hubv1alpha1.HostedSecret, len(all))
+			for i, d := range all {
 				used[i] = d.Secret
 			}
 			if err := in.MarkUsed(ctx, used); err != nil {
@@ -140,7 +147,7 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 			}
 		}
 		in.Log.V(1).Info("Delivered hosted secrets", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name,
-			"requester", requester, "runSecret", name, "envVars", plan.Names())
+			"requester", requester, "runSecret", name, "envVars", plan.Names(), "registryCredentials", plan.RegistryNames())
 	}
 	return patched(req, r, warnings)
 }
@@ -185,7 +192,7 @@ func controlledByJob(m *metav1.ObjectMeta) bool {
 	return false
 }
 
-var recordedAnnotations = []string{hubv1alpha1.AnnotationRequester, hubv1alpha1.AnnotationDelivered}
+var recordedAnnotations = []string{hubv1alpha1.AnnotationRequester, hubv1alpha1.AnnotationDelivered, hubv1alpha1.AnnotationDeliveredRegistry}
 
 // forget removes every recorded annotation and label a client may have supplied.
 func (r *run) forget() {

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -65,6 +66,10 @@ type Options struct {
 	// Delivery configures the admission webhook that hands hosted secrets to Jobs and
 	// Pods, and the clean-up of their run Secrets (delivery.go).
 	Delivery DeliveryOptions
+	// FingerprintKeySecret is the operator-only Secret holding the key of registry
+	// credential fingerprints (made on first use). Unset, /v1/registry-credentials is
+	// not served.
+	FingerprintKeySecret types.NamespacedName
 	// Restartable lets one process build more than one manager (tests that stop an
 	// operator and start another: controller-runtime refuses a controller name used
 	// twice in a process, for its metrics, unless told to skip that check).

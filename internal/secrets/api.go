@@ -55,19 +55,28 @@ type API struct {
 	Cache    client.Reader
 	Reviewer authn.Reviewer
 	Log      logr.Logger
+	// Keyring fingerprints registry credentials; with Store.Seats it enables
+	// /v1/registry-credentials (registry_api.go).
+	Keyring *Keyring
 }
 
 // Routes are the API's handlers by ServeMux pattern.
 func (a *API) Routes() map[string]http.Handler {
-	return map[string]http.Handler{
+	routes := map[string]http.Handler{
 		"POST /v1/secrets":   http.HandlerFunc(a.store),
 		"GET /v1/secrets":    http.HandlerFunc(a.list),
 		"DELETE /v1/secrets": http.HandlerFunc(a.revoke),
 	}
+	if a.Keyring != nil && a.Store.Seats != nil {
+		for p, h := range a.registryRoutes() {
+			routes[p] = h
+		}
+	}
+	return routes
 }
 
 func (a *API) store(w http.ResponseWriter, r *http.Request) {
-	caller, in, org, ok := begin(a, w, r, validateStore, func(in storeInput) string { return in.OrgID }, "create")
+	caller, in, org, ok := begin(a, w, r, validateStore, func(in storeInput) orgRef { return in.Org }, "create")
 	if !ok {
 		return
 	}
@@ -126,7 +135,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, err)
 		return
 	}
-	org, err := a.org(r.Context(), in.OrgID, caller)
+	org, err := a.org(r.Context(), in.Org, caller)
 	if err != nil {
 		apierr.Write(w, err)
 		return
@@ -170,6 +179,8 @@ func listed(hs *hubv1alpha1.HostedSecret, in listInput, all bool, user string) b
 	switch {
 	case hs.DeletionTimestamp != nil, hs.Status.State == "":
 		return false // being deleted, or a store in flight
+	case (hs.Spec.Type == hubv1alpha1.TypeRegistry) != (in.Scope == hubv1alpha1.ScopeOrg):
+		return false // registry credentials are listed by /v1/registry-credentials only
 	case in.Status != "all" && string(hs.Status.State) != in.Status:
 		return false
 	case in.Scope != "" && scope != in.Scope:
@@ -186,7 +197,7 @@ func listed(hs *hubv1alpha1.HostedSecret, in listInput, all bool, user string) b
 }
 
 func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
-	caller, in, org, ok := begin(a, w, r, validateRevoke, func(in revokeInput) string { return in.OrgID }, "delete")
+	caller, in, org, ok := begin(a, w, r, validateRevoke, func(in revokeInput) orgRef { return in.Org }, "delete")
 	if !ok {
 		return
 	}
@@ -245,7 +256,7 @@ func (a *API) permit(ctx context.Context, caller *authn.Caller, ns string, scope
 // begin does what every write starts with: it authenticates the caller, decodes and
 // validates the body, resolves the org and checks that the caller may do verb there.
 // When ok is false it has answered the request.
-func begin[B, I any](a *API, w http.ResponseWriter, r *http.Request, validate func(B) (I, error), orgID func(I) string, verb string) (caller *authn.Caller, in I, org *corev1.Namespace, ok bool) {
+func begin[B, I any](a *API, w http.ResponseWriter, r *http.Request, validate func(B) (I, error), orgID func(I) orgRef, verb string) (caller *authn.Caller, in I, org *corev1.Namespace, ok bool) {
 	if caller, ok = a.caller(w, r); !ok {
 		return nil, in, nil, false
 	}
@@ -322,22 +333,28 @@ func (a *API) caller(w http.ResponseWriter, r *http.Request) (*authn.Caller, boo
 }
 
 // org resolves the organization of a request: org_id (a namespace's UID, found through
-// the cache's UID index of namespaces), else the caller's ServiceAccount namespace.
-func (a *API) org(ctx context.Context, orgID string, c *authn.Caller) (*corev1.Namespace, error) {
+// the cache's UID index of namespaces), or org (its name), else the caller's
+// ServiceAccount namespace.
+func (a *API) org(ctx context.Context, ref orgRef, c *authn.Caller) (*corev1.Namespace, error) {
 	cache := a.Cache
+	orgID := ref.ID
 	if orgID == "" {
-		if c.ServiceAccountNamespace == "" {
-			return nil, apierr.BadRequest("org_id", "is required: the caller is not a ServiceAccount, so it has no default organization")
+		name := ref.Name
+		if name == "" {
+			name = c.ServiceAccountNamespace
+		}
+		if name == "" {
+			return nil, apierr.BadRequest("org_id", "is required (or org): the caller is not a ServiceAccount, so it has no default organization")
 		}
 		ns := &corev1.Namespace{}
-		key := client.ObjectKey{Name: c.ServiceAccountNamespace}
+		key := client.ObjectKey{Name: name}
 		err := cache.Get(ctx, key, ns)
 		if apierrors.IsNotFound(err) {
 			// A namespace created a moment ago may not be cached yet: ask once, uncached.
 			err = a.Store.Reader.Get(ctx, key, ns)
 		}
 		if apierrors.IsNotFound(err) {
-			return nil, apierr.NotFound("the caller's organization %s does not exist", c.ServiceAccountNamespace)
+			return nil, apierr.NotFound("organization %s not found", name)
 		}
 		if err != nil {
 			return nil, err

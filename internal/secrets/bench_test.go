@@ -111,3 +111,22 @@ func BenchmarkPreflight(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRegistryStoreRevoke is one first store and one revoke of a registry
+// credential over HTTP: the store path above plus the fingerprint (an HMAC, the key in
+// memory) and the seat (a list of the org's seats and a create or update).
+func BenchmarkRegistryStoreRevoke(b *testing.B) {
+	benchSetup(b)
+	o := newOrg("bench")
+	p := newPerson(o, "owner", "podium-org-owner")
+	body := map[string]any{"display_name": "bench", "server": "ghcr.io", "username": "bench", "password": "bench-token-1234"}
+	b.ResetTimer()
+	for range b.N {
+		if code, out := call(http.MethodPost, "/v1/registry-credentials", p.Token, body); code != http.StatusCreated {
+			b.Fatalf("store: %d %s", code, out)
+		}
+		if code, out := call(http.MethodDelete, "/v1/registry-credentials", p.Token, map[string]any{"display_name": "bench"}); code != http.StatusOK {
+			b.Fatalf("revoke: %d %s", code, out)
+		}
+	}
+}

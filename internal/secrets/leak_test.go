@@ -42,6 +42,8 @@ var _ = Describe("A secret value", func() {
 			canary[:len(canary)-4],
 			base64.StdEncoding.EncodeToString([]byte(canary)),
 			fmt.Sprintf("%x", canary),
+			// a registry credential's dockerconfigjson holds it as base64("user:password")
+			base64.StdEncoding.EncodeToString([]byte("leak-bot:" + canary)),
 		}
 		var outputs []string // kubectl output and errors seen by the test
 		leak := newOrg("leak")
@@ -91,6 +93,66 @@ var _ = Describe("A secret value", func() {
 		code, body = post(member.Token, map[string]any{"env_var": "SHORT_KEY", "value": canary[:6]})
 		Expect(code).To(Equal(http.StatusCreated), string(body))
 		Expect(decode[record](body).ValueLast4).To(BeEmpty())
+
+		By("storing and failing to store registry credentials over HTTP")
+		postReg := func(token string, body any) (int, []byte) {
+			return call(http.MethodPost, "/v1/registry-credentials", token, body)
+		}
+		withPassword := func(fields map[string]any) map[string]any {
+			fields["password"] = canary
+			for k, v := range map[string]any{"display_name": "leak registry", "server": "registry.leak.example:5000", "username": "leak-bot"} {
+				if _, set := fields[k]; !set {
+					fields[k] = v
+				}
+			}
+			return fields
+		}
+		code, body = postReg(member.Token, withPassword(map[string]any{}))
+		Expect(code).To(Equal(http.StatusCreated), string(body))
+		regID := decode[struct{ ID string }](body).ID
+		for _, tc := range []struct {
+			token  string
+			body   any
+			status int
+		}{
+			{member.Token, withPassword(map[string]any{}), http.StatusConflict},
+			{member.Token, withPassword(map[string]any{"supersede_credential_id": regID}), http.StatusForbidden},
+			{owner.Token, withPassword(map[string]any{"supersede_credential_id": uuid.NewString()}), http.StatusConflict},
+			{owner.Token, withPassword(map[string]any{"server": "https://registry.leak.example"}), http.StatusUnprocessableEntity},
+			{owner.Token, withPassword(map[string]any{"username": canary + ":x"}), http.StatusUnprocessableEntity},
+			{owner.Token, withPassword(map[string]any{"display_name": canary + ","}), http.StatusUnprocessableEntity},
+			{owner.Token, withPassword(map[string]any{"colour": "red"}), http.StatusBadRequest},
+			{owner.Token, `{"display_name": "x", "server": "ghcr.io", "username": "u", "password": "` + canary + `"`, http.StatusBadRequest},
+			{owner.Token, `{"display_name": "x", "server": "ghcr.io", "username": "u", "password": ["` + canary + `"]}`, http.StatusBadRequest},
+			{stranger.Token, withPassword(map[string]any{"org_id": leak.UID}), http.StatusForbidden},
+			{"", withPassword(map[string]any{}), http.StatusUnauthorized},
+			{canary, withPassword(map[string]any{}), http.StatusUnauthorized},
+			{owner.Token, `{"display_name": "x", "server": "ghcr.io", "username": "u", "password": "` + strings.Repeat(canary, 40000) + `"}`, http.StatusRequestEntityTooLarge},
+		} {
+			code, body := postReg(tc.token, tc.body)
+			Expect(code).To(Equal(tc.status), string(body))
+		}
+		code, body = postReg(owner.Token, withPassword(map[string]any{"supersede_credential_id": regID}))
+		Expect(code).To(Equal(http.StatusCreated), string(body))
+		code, body = postReg(member.Token, withPassword(map[string]any{"display_name": "leak mirror"}))
+		Expect(code).To(Equal(http.StatusCreated), string(body))
+		code, body = call(http.MethodGet, "/v1/registry-credentials?status=all", member.Token, nil)
+		Expect(code).To(Equal(http.StatusOK), string(body))
+		code, body = call(http.MethodDelete, "/v1/registry-credentials", owner.Token, map[string]any{"display_name": "leak registry"})
+		Expect(code).To(Equal(http.StatusOK), string(body))
+		code, body = call(http.MethodDelete, "/v1/registry-credentials", owner.Token, map[string]any{"display_name": "leak registry", "purge": true})
+		Expect(code).To(Equal(http.StatusOK), string(body))
+		// The search finds it where it does live: the dockerconfigjson value Secret, in the
+		// value namespace like every value stored over HTTP.
+		foundRegistry := false
+		for _, s := range storedValues(leak) {
+			if s.Type == corev1.SecretTypeDockerConfigJson && strings.Contains(string(s.Data[corev1.DockerConfigJsonKey]), needles[3]) {
+				foundRegistry = true
+			}
+		}
+		Expect(foundRegistry).To(BeTrue(), "the registry credential's value lives in its dockerconfigjson Secret")
+		code, body = call(http.MethodDelete, "/v1/registry-credentials", owner.Token, map[string]any{"display_name": "leak mirror", "purge": true})
+		Expect(code).To(Equal(http.StatusOK), string(body))
 
 		By("applying a Secret and a HostedSecret with kubectl")
 		manifest := fmt.Sprintf(`apiVersion: v1

@@ -52,13 +52,18 @@ func (l *Lifecycle) event(hs *hubv1alpha1.HostedSecret, typ, reason, action, not
 // SetPending records the value's last four characters and a Pending Ready condition on
 // a secret that has not claimed its slot yet. It runs before the claim, so that a secret
 // that holds a slot always shows its valueLast4 (a 409's existing record needs it).
-func (l *Lifecycle) SetPending(ctx context.Context, hs *hubv1alpha1.HostedSecret, last4 string) error {
+// A registry credential's fingerprint is recorded with it (fingerprint "" keeps the
+// recorded one).
+func (l *Lifecycle) SetPending(ctx context.Context, hs *hubv1alpha1.HostedSecret, last4, fingerprint string) error {
 	return l.updateStatus(ctx, hs, func(st *hubv1alpha1.HostedSecretStatus, gen int64) bool {
 		if st.State != "" {
 			return false
 		}
 		changed := st.ValueLast4 != last4
 		st.ValueLast4 = last4
+		if fingerprint != "" && st.Fingerprint != fingerprint {
+			st.Fingerprint, changed = fingerprint, true
+		}
 		return setReady(st, gen, metav1.ConditionFalse, hubv1alpha1.ReasonPending, "Claiming the secret's slot") || changed
 	})
 }
@@ -77,7 +82,7 @@ func (l *Lifecycle) Activate(ctx context.Context, hs *hubv1alpha1.HostedSecret, 
 		return setReady(st, gen, metav1.ConditionTrue, hubv1alpha1.ReasonActive, "The secret is active in its slot") || changed
 	})
 	if err == nil && activated {
-		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonActive, "Activate", "Secret %s is active for %s", hs.UID, hs.Spec.EnvVar)
+		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonActive, "Activate", "Secret %s is active for %s", hs.UID, Subject(hs))
 	}
 	return err
 }
@@ -109,7 +114,7 @@ func (l *Lifecycle) Revoke(ctx context.Context, hs *hubv1alpha1.HostedSecret, re
 		return false, err
 	}
 	if revoked {
-		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonRevoked, "Revoke", "Secret %s for %s revoked (%s)", hs.UID, hs.Spec.EnvVar, reason)
+		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonRevoked, "Revoke", "Secret %s for %s revoked (%s)", hs.UID, Subject(hs), reason)
 	}
 	return revoked, l.DeleteValue(ctx, hs)
 }
@@ -209,11 +214,11 @@ func (l *Lifecycle) SetOccupied(ctx context.Context, hs *hubv1alpha1.HostedSecre
 		c := st.ValueLast4 != last4
 		st.ValueLast4 = last4
 		changed = setReady(st, gen, metav1.ConditionFalse, hubv1alpha1.ReasonSlotOccupied,
-			fmt.Sprintf("Secret %s is active for %s in this slot; supersede it to replace it", holder, hs.Spec.EnvVar))
+			fmt.Sprintf("Secret %s is active for %s in this slot; supersede it to replace it", holder, Subject(hs)))
 		return changed || c
 	})
 	if err == nil && changed {
-		l.event(hs, corev1.EventTypeWarning, hubv1alpha1.ReasonSlotOccupied, "Claim", "Secret %s already holds the slot of %s", holder, hs.Spec.EnvVar)
+		l.event(hs, corev1.EventTypeWarning, hubv1alpha1.ReasonSlotOccupied, "Claim", "Secret %s already holds the slot of %s", holder, Subject(hs))
 	}
 	return err
 }

@@ -28,6 +28,8 @@ type Slot struct {
 	// JobID is the job's UUID (lowercase) for job scope, "" for user scope.
 	JobID  string
 	EnvVar string
+	// DisplayName names a registry credential (org scope); "" for the other scopes.
+	DisplayName string
 }
 
 // SlotOf returns the slot of a HostedSecret.
@@ -36,22 +38,31 @@ func SlotOf(hs *hubv1alpha1.HostedSecret) Slot {
 	if s.Scope == "" {
 		s.Scope = hubv1alpha1.ScopeUser
 	}
-	if s.Scope == hubv1alpha1.ScopeJob {
+	switch s.Scope {
+	case hubv1alpha1.ScopeJob:
 		s.JobID = strings.ToLower(hs.Spec.JobID)
-	} else {
+	case hubv1alpha1.ScopeOrg:
+		if hs.Spec.Registry != nil {
+			s.DisplayName = hs.Spec.Registry.DisplayName
+		}
+	default:
 		s.Owner = hs.Spec.Owner
 	}
 	return s
 }
 
 // Hash identifies the slot inside its namespace: 40 hex digits of a SHA-256 over the
-// scope, the owner or job and the env var, short enough for a label value.
+// scope, the owner or job and the env var (for org scope: the display name), short
+// enough for a label value.
 func (s Slot) Hash() string {
-	who := s.Owner
-	if s.Scope == hubv1alpha1.ScopeJob {
+	who, name := s.Owner, s.EnvVar
+	switch s.Scope {
+	case hubv1alpha1.ScopeJob:
 		who = s.JobID
+	case hubv1alpha1.ScopeOrg:
+		who, name = "", s.DisplayName
 	}
-	sum := sha256.Sum256([]byte("v1\x00" + string(s.Scope) + "\x00" + who + "\x00" + s.EnvVar))
+	sum := sha256.Sum256([]byte("v1\x00" + string(s.Scope) + "\x00" + who + "\x00" + name))
 	return hex.EncodeToString(sum[:])[:40]
 }
 
@@ -132,6 +143,12 @@ func (s *Slots) Holder(ctx context.Context, p Pointer) (*hubv1alpha1.HostedSecre
 // the live holder when another secret holds the slot, nil when hs holds it (also when
 // it already did).
 func (s *Slots) Claim(ctx context.Context, hs *hubv1alpha1.HostedSecret) (*hubv1alpha1.HostedSecret, error) {
+	return s.ClaimWith(ctx, hs, nil)
+}
+
+// ClaimWith is Claim, writing annotations onto the pointer it creates or takes over
+// (a registry credential's seat, seats.go). A swap keeps them.
+func (s *Slots) ClaimWith(ctx context.Context, hs *hubv1alpha1.HostedSecret, annotations map[string]string) (*hubv1alpha1.HostedSecret, error) {
 	slot := SlotOf(hs)
 	for range maxClaimAttempts {
 		p, err := s.Read(ctx, slot)
@@ -142,7 +159,7 @@ func (s *Slots) Claim(ctx context.Context, hs *hubv1alpha1.HostedSecret) (*hubv1
 			return nil, nil
 		}
 		if p.Lease == nil {
-			err := s.Client.Create(ctx, newPointer(slot, hs))
+			err := s.Client.Create(ctx, annotate(newPointer(slot, hs), annotations))
 			if apierrors.IsAlreadyExists(err) {
 				continue
 			}
@@ -155,7 +172,7 @@ func (s *Slots) Claim(ctx context.Context, hs *hubv1alpha1.HostedSecret) (*hubv1
 		if holder != nil {
 			return holder, nil
 		}
-		err = s.Client.Update(ctx, pointTo(p.Lease, hs))
+		err = s.Client.Update(ctx, annotate(pointTo(p.Lease, hs), annotations))
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			continue
 		}
@@ -245,5 +262,16 @@ func pointTo(l *coordinationv1.Lease, hs *hubv1alpha1.HostedSecret) *coordinatio
 		Name:       hs.Name,
 		UID:        hs.UID,
 	}}
+	return l
+}
+
+// annotate sets annotations on l (in place) and returns it.
+func annotate(l *coordinationv1.Lease, annotations map[string]string) *coordinationv1.Lease {
+	for k, v := range annotations {
+		if l.Annotations == nil {
+			l.Annotations = map[string]string{}
+		}
+		l.Annotations[k] = v
+	}
 	return l
 }

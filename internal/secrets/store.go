@@ -37,6 +37,11 @@ type StoreRequest struct {
 	CreatedBy string
 	// SupersedeID, when set, is the id of the active secret the new one replaces.
 	SupersedeID types.UID
+	// Registry, set for a registry credential (Slot.Scope org), names the registry and
+	// account; the value is then the password and is stored as a .dockerconfigjson.
+	Registry *hubv1alpha1.RegistrySpec
+	// Fingerprint is the registry credential's fingerprint (Keyring.Fingerprint).
+	Fingerprint string
 }
 
 // ReplacementRequiredError says the slot has an active secret and the request did not
@@ -46,12 +51,15 @@ type ReplacementRequiredError struct {
 }
 
 func (e *ReplacementRequiredError) Error() string {
-	return "an active secret already exists for " + e.Existing.Spec.EnvVar
+	return "an active secret already exists for " + Subject(e.Existing)
 }
 
 // Store stores and revokes hosted secrets for the HTTP API.
 type Store struct {
 	*Lifecycle
+	// Seats bounds the registry credentials of an organization (seats.go); nil
+	// refuses registry credentials.
+	Seats *Seats
 }
 
 // cleanupTimeout bounds the undoing of a failed store, which runs even when the
@@ -93,7 +101,20 @@ func (s *Store) Store(ctx context.Context, req StoreRequest) (stored, superseded
 
 	var old *hubv1alpha1.HostedSecret
 	if req.SupersedeID == "" {
-		holder, err := s.Slots.Claim(ctx, hs)
+		// A registry credential takes one of its organization's seats before it claims
+		// its slot; the pointer records which (a swap keeps it).
+		var annotations map[string]string
+		if req.Registry != nil {
+			if s.Seats == nil {
+				return nil, nil, errors.New("registry credentials are not configured")
+			}
+			seat, err := s.Seats.Take(ctx, hs)
+			if err != nil {
+				return nil, nil, err
+			}
+			annotations = map[string]string{hubv1alpha1.AnnotationRegistrySeat: seat}
+		}
+		holder, err := s.Slots.ClaimWith(ctx, hs, annotations)
 		if err != nil {
 			if err := s.unlessHolder(ctx, hs, err); err != nil {
 				return nil, nil, err
@@ -139,7 +160,11 @@ func (s *Store) unlessHolder(ctx context.Context, hs *hubv1alpha1.HostedSecret, 
 
 // create writes the HostedSecret, its value's Secret (owned by it) and its pending status.
 func (s *Store) create(ctx context.Context, req StoreRequest) (*hubv1alpha1.HostedSecret, error) {
-	name := objectName(req.Slot.EnvVar)
+	base, typ := req.Slot.EnvVar, hubv1alpha1.TypeEnv
+	if req.Registry != nil {
+		base, typ = "registry", hubv1alpha1.TypeRegistry
+	}
+	name := objectName(base)
 	hs := &hubv1alpha1.HostedSecret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:   req.Slot.Namespace,
@@ -147,6 +172,8 @@ func (s *Store) create(ctx context.Context, req StoreRequest) (*hubv1alpha1.Host
 			Annotations: map[string]string{hubv1alpha1.AnnotationCreatedBy: req.CreatedBy},
 		},
 		Spec: hubv1alpha1.HostedSecretSpec{
+			Type:      typ,
+			Registry:  req.Registry.DeepCopy(),
 			Scope:     req.Slot.Scope,
 			JobID:     req.Slot.JobID,
 			Owner:     req.Slot.Owner,
@@ -159,12 +186,21 @@ func (s *Store) create(ctx context.Context, req StoreRequest) (*hubv1alpha1.Host
 		return nil, fmt.Errorf("creating HostedSecret %s/%s: %w", hs.Namespace, name, err)
 	}
 	key, _ := s.Place.Of(hs)
-	sec := s.Place.NewValueSecret(hs, key, corev1.SecretTypeOpaque, map[string][]byte{DefaultValueKey: req.Value})
+	secType, data := corev1.SecretTypeOpaque, map[string][]byte{DefaultValueKey: req.Value}
+	if req.Registry != nil {
+		cfg, err := DockerConfigJSON(req.Registry.Server, req.Registry.Username, string(req.Value))
+		if err != nil {
+			s.discard(hs)
+			return nil, err
+		}
+		secType, data = corev1.SecretTypeDockerConfigJson, map[string][]byte{corev1.DockerConfigJsonKey: cfg}
+	}
+	sec := s.Place.NewValueSecret(hs, key, secType, data)
 	if err := s.Client.Create(ctx, sec); err != nil {
 		s.discard(hs)
 		return nil, fmt.Errorf("creating the value Secret %s/%s: %w", key.Namespace, key.Name, err)
 	}
-	if err := s.SetPending(ctx, hs, Last4(req.Value)); err != nil {
+	if err := s.SetPending(ctx, hs, Last4(req.Value), req.Fingerprint); err != nil {
 		s.discard(hs)
 		return nil, err
 	}
@@ -277,7 +313,7 @@ func (s *Store) PurgeSlot(ctx context.Context, slot Slot, permit Permit) ([]*hub
 			return deleted, fmt.Errorf("deleting HostedSecret %s/%s: %w", hs.Namespace, hs.Name, err)
 		}
 		deleted = append(deleted, hs)
-		s.event(hs, corev1.EventTypeNormal, "Purged", "Purge", "Secret %s for %s purged", hs.UID, hs.Spec.EnvVar)
+		s.event(hs, corev1.EventTypeNormal, "Purged", "Purge", "Secret %s for %s purged", hs.UID, Subject(hs))
 		if err := s.DeleteValue(ctx, hs); err != nil {
 			s.Log.Error(err, "Deleting a purged secret's value Secret failed; the controller will remove it", "hostedSecret", client.ObjectKeyFromObject(hs))
 		}

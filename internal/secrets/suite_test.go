@@ -168,6 +168,11 @@ func newPerson(o org, name, clusterRole string) person {
 // call sends a request to the operator's HTTP API and returns the status and the body.
 // Every body is kept in the transcript. token "" sends no Authorization header.
 func call(method, path, token string, body any) (int, []byte) {
+	return callAt(baseURL, method, path, token, body)
+}
+
+// callAt is call against the HTTP API at base (another replica).
+func callAt(base, method, path, token string, body any) (int, []byte) {
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -178,7 +183,7 @@ func call(method, path, token string, body any) (int, []byte) {
 		Expect(err).NotTo(HaveOccurred())
 		rd = bytes.NewReader(js)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, baseURL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Content-Type", "application/json")
 	if token != "" {

@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
 )
@@ -27,6 +29,7 @@ type storeBody struct {
 	Provider              *string `json:"provider"`
 	JobID                 *string `json:"job_id"`
 	OrgID                 *string `json:"org_id"`
+	Org                   *string `json:"org"`
 	SupersedeCredentialID *string `json:"supersede_credential_id"`
 	SupersedeSecretID     *string `json:"supersede_secret_id"`
 }
@@ -38,6 +41,7 @@ type revokeBody struct {
 	JobID  *string `json:"job_id"`
 	Purge  *bool   `json:"purge"`
 	OrgID  *string `json:"org_id"`
+	Org    *string `json:"org"`
 }
 
 // storeInput is a validated storeBody (the org is resolved later).
@@ -47,7 +51,7 @@ type storeInput struct {
 	Value       []byte
 	Provider    string
 	JobID       string
-	OrgID       string
+	Org         orgRef
 	SupersedeID string
 }
 
@@ -57,7 +61,7 @@ type revokeInput struct {
 	EnvVar string
 	JobID  string
 	Purge  bool
-	OrgID  string
+	Org    orgRef
 }
 
 // listInput is a validated GET /v1/secrets query.
@@ -65,7 +69,26 @@ type listInput struct {
 	Scope  hubv1alpha1.SecretScope // "" = every scope
 	JobID  string
 	Status string // active, revoked or all
-	OrgID  string
+	Org    orgRef
+}
+
+// orgRef names the organization of a request: org_id (the namespace's UID) or org (its
+// name); neither means the caller's ServiceAccount namespace.
+type orgRef struct{ ID, Name string }
+
+// orgOf checks org_id and org: at most one of them, a UUID and a namespace name.
+func orgOf(id, name *string, errs *fieldErrs) orgRef {
+	ref := orgRef{ID: uuidField("org_id", id, errs)}
+	if name != nil {
+		if id != nil {
+			errs.add("org", "give org (a name) or org_id (a UUID), not both")
+		} else if len(validation.IsDNS1123Label(*name)) > 0 {
+			errs.add("org", "must be an organization (namespace) name: lower-case letters, digits and '-', at most 63")
+		} else {
+			ref.Name = *name
+		}
+	}
+	return ref
 }
 
 // fieldErrs collects validation failures.
@@ -108,7 +131,7 @@ func validateStore(b storeBody) (storeInput, error) {
 		}
 	}
 	in.JobID = jobIDOf(in.Scope, b.JobID, &errs)
-	in.OrgID = uuidField("org_id", b.OrgID, &errs)
+	in.Org = orgOf(b.OrgID, b.Org, &errs)
 	sc := uuidField("supersede_credential_id", b.SupersedeCredentialID, &errs)
 	ss := uuidField("supersede_secret_id", b.SupersedeSecretID, &errs)
 	switch {
@@ -131,19 +154,19 @@ func validateRevoke(b revokeBody) (revokeInput, error) {
 	in.Scope = scopeOf(b.Scope, &errs)
 	checkEnvVar(in.EnvVar, &errs)
 	in.JobID = jobIDOf(in.Scope, b.JobID, &errs)
-	in.OrgID = uuidField("org_id", b.OrgID, &errs)
+	in.Org = orgOf(b.OrgID, b.Org, &errs)
 	if b.Purge != nil {
 		in.Purge = *b.Purge
 	}
 	return in, errs.err()
 }
 
-var listParams = map[string]bool{"scope": true, "job_id": true, "status": true, "org_id": true}
+var listParams = map[string]bool{"scope": true, "job_id": true, "status": true, "org_id": true, "org": true}
 
 func validateList(q url.Values) (listInput, error) {
 	for k, v := range q {
 		if !listParams[k] {
-			return listInput{}, apierr.BadRequest(k, "unknown query parameter; known: scope, job_id, status, org_id")
+			return listInput{}, apierr.BadRequest(k, "unknown query parameter; known: scope, job_id, status, org_id, org")
 		}
 		if len(v) > 1 {
 			return listInput{}, apierr.BadRequest(k, "must be given at most once")
@@ -173,11 +196,22 @@ func validateList(q url.Values) (listInput, error) {
 			errs.add("status", "must be one of active, revoked, all")
 		}
 	}
-	if q.Has("org_id") {
-		o := q.Get("org_id")
-		in.OrgID = uuidField("org_id", &o, &errs)
-	}
+	in.Org = orgQuery(q, &errs)
 	return in, errs.err()
+}
+
+// orgQuery reads org_id and org of a query string.
+func orgQuery(q url.Values, errs *fieldErrs) orgRef {
+	var id, name *string
+	if q.Has("org_id") {
+		v := q.Get("org_id")
+		id = &v
+	}
+	if q.Has("org") {
+		v := q.Get("org")
+		name = &v
+	}
+	return orgOf(id, name, errs)
 }
 
 func scopeOf(s *string, errs *fieldErrs) hubv1alpha1.SecretScope {
@@ -194,9 +228,18 @@ func scopeOf(s *string, errs *fieldErrs) hubv1alpha1.SecretScope {
 }
 
 func checkEnvVar(v string, errs *fieldErrs) {
-	if !envVarRe.MatchString(v) {
-		errs.add("env_var", "must match ^[A-Z][A-Z0-9_]{0,63}$: an upper-case letter, then up to 63 upper-case letters, digits or underscores")
+	if m := CheckEnvVar(v); m != "" {
+		errs.add("env_var", m)
 	}
+}
+
+// CheckEnvVar returns what is wrong with an env var name, "" when nothing is. The CLI
+// checks with it too.
+func CheckEnvVar(v string) string {
+	if !envVarRe.MatchString(v) {
+		return "must match ^[A-Z][A-Z0-9_]{0,63}$: an upper-case letter, then up to 63 upper-case letters, digits or underscores"
+	}
+	return ""
 }
 
 // jobIDNeedsJobScope is the one rule of job_id for POST, GET and DELETE alike: it is

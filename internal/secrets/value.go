@@ -10,6 +10,10 @@ package secrets
 
 import (
 	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
 
 // Value limits (docs/secrets.md: a value is 1 B to 64 KiB).
@@ -36,4 +40,43 @@ func Last4(value []byte) string {
 	}
 	r := []rune(s)
 	return string(r[n-4:])
+}
+
+// DataKey is the key of hs's value in its value Secret: spec.secretRef.key (default
+// "value"), and .dockerconfigjson for a registry credential.
+func DataKey(hs *hubv1alpha1.HostedSecret) string {
+	if hs.Spec.Type == hubv1alpha1.TypeRegistry {
+		return corev1.DockerConfigJsonKey
+	}
+	if hs.Spec.SecretRef.Key != "" {
+		return hs.Spec.SecretRef.Key
+	}
+	return DefaultValueKey
+}
+
+// ValueOf returns the value a (granted) value Secret holds for hs: the data under
+// DataKey for an env secret; for a registry credential the password of the entry of
+// spec.registry.server in the .dockerconfigjson. ok is false when there is none.
+func ValueOf(hs *hubv1alpha1.HostedSecret, s *corev1.Secret) (value []byte, ok bool) {
+	raw, ok := s.Data[DataKey(hs)]
+	if !ok || len(raw) == 0 {
+		return nil, false
+	}
+	if hs.Spec.Type != hubv1alpha1.TypeRegistry {
+		return raw, true
+	}
+	if hs.Spec.Registry == nil {
+		return nil, false
+	}
+	pw, ok := RegistryPassword(raw, hs.Spec.Registry.Server)
+	return []byte(pw), ok && pw != ""
+}
+
+// Subject names what a hosted secret is for, in messages and events: its env var, or
+// "registry credential <display name>".
+func Subject(hs *hubv1alpha1.HostedSecret) string {
+	if hs.Spec.Registry != nil {
+		return "registry credential " + hs.Spec.Registry.DisplayName
+	}
+	return hs.Spec.EnvVar
 }

@@ -150,6 +150,14 @@ func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator
 		return nil, err
 	}
 	o.MetricsAddr, o.ProbeAddr, o.HTTPListener = "0", "0", ln
+	if o.FingerprintKeySecret.Name == "" {
+		// The operator's own namespace holds the key of registry credential fingerprints.
+		if err := ensureNamespace(ctx, cfg, DeliveryNamespace); err != nil {
+			ln.Close()
+			return nil, err
+		}
+		o.FingerprintKeySecret = types.NamespacedName{Namespace: DeliveryNamespace, Name: FingerprintKeySecret}
+	}
 	mgr, err := operator.NewManager(cfg, o)
 	if err != nil {
 		ln.Close()
@@ -177,4 +185,19 @@ func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// FingerprintKeySecret is the name of the test operator's fingerprint key Secret (in
+// DeliveryNamespace).
+const FingerprintKeySecret = "podium-fingerprint-key"
+
+func ensureNamespace(ctx context.Context, cfg *rest.Config, name string) error {
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
 }

@@ -1,0 +1,88 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// StartOperatorProcess runs the built operator binary ($PODIUM_BIN/podium-operator, as
+// `make test` builds it) as another replica beside an in-process one: its own process,
+// caches and HTTP API on a free 127.0.0.1 port, an admin kubeconfig, the same fingerprint
+// key Secret as the in-process operator. It stops when ctx ends (and with the test
+// process: it gets SIGKILL when its parent dies). Its log goes to out.
+func StartOperatorProcess(ctx context.Context, env *envtest.Environment, cfg *rest.Config, out io.Writer) (*Operator, error) {
+	bin := os.Getenv("PODIUM_BIN")
+	if bin == "" {
+		return nil, errors.New("PODIUM_BIN is not set (make test sets it to the directory of the built binaries)")
+	}
+	admin, err := env.AddUser(envtest.User{Name: "podium-replica", Groups: []string{"system:masters"}}, cfg)
+	if err != nil {
+		return nil, err
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "podium-replica-")
+	if err != nil {
+		return nil, err
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		return nil, err
+	}
+	if err := ensureNamespace(ctx, cfg, DeliveryNamespace); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "podium-operator"),
+		"--kubeconfig", kubeconfig, "--http-addr", addr, "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+		"--fingerprint-key-secret", DeliveryNamespace+"/"+FingerprintKeySecret)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 20 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	op := &Operator{BaseURL: "http://" + addr, Done: done}
+	go func() {
+		defer close(done)
+		op.err = cmd.Wait()
+		os.RemoveAll(dir)
+	}()
+	deadline := time.After(2 * time.Minute)
+	for {
+		if resp, err := http.Get(op.BaseURL + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return op, nil
+			}
+		}
+		select {
+		case <-done:
+			return nil, fmt.Errorf("the operator process stopped before it was ready: %w", op.err)
+		case <-deadline:
+			return nil, fmt.Errorf("the operator process was not ready within two minutes")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
