@@ -22,6 +22,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/rowhistory"
 )
 
 // DefaultRowWorkers is how many rows are reconciled at once: a row's reconcile mostly
@@ -32,6 +33,9 @@ const DefaultRowWorkers = 32
 // validates its values against the board's schemas.
 type LeaderboardRowReconciler struct {
 	client.Client
+	// APIReader reads a row's whole status from the apiserver when the cache keeps a
+	// stripped one (rowhistory.StripForCache); nil reads the cache.
+	APIReader client.Reader
 	// Workers overrides DefaultRowWorkers (0 keeps the default).
 	Workers int
 }
@@ -67,9 +71,26 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		// once more for the patch's own event seen before the status write.
 		return ctrl.Result{}, err
 	}
-	want := rowStatus(row, lb, time.Now())
+	now := time.Now()
+	want := rowStatus(row, lb, now)
 	if equality.Semantic.DeepEqual(want, row.Status) {
 		return ctrl.Result{}, nil
+	}
+	if r.APIReader != nil && rowhistory.NeedsFullStatus(row) {
+		// The cached status lacks the history (rowhistory.StripForCache), which the
+		// update below writes whole and a new generation's entry needs: one read,
+		// only when a write follows (a resync reads nothing), never an extra write.
+		full := &hubv1alpha1.LeaderboardRow{}
+		if err := r.APIReader.Get(ctx, req.NamespacedName, full); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		if full.UID != row.UID || full.Generation != row.Generation {
+			return ctrl.Result{}, nil // another version is on its way through the cache
+		}
+		row = full
+		if want = rowStatus(row, lb, now); equality.Semantic.DeepEqual(want, row.Status) {
+			return ctrl.Result{}, nil
+		}
 	}
 	// An update of the status at the row's resourceVersion, not a patch: the apiserver
 	// then neither serializes the stored row nor applies a patch to it, which is a

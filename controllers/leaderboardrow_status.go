@@ -10,6 +10,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/health"
+	"podium.dev/podium/internal/rowhistory"
 	"podium.dev/podium/internal/schema"
 )
 
@@ -24,6 +25,15 @@ func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now
 	st := *row.Status.DeepCopy()
 	st.UpdatedAt = specChangedAt(row, st.ObservedGeneration, st.UpdatedAt, now)
 	st.TrialLinks = trialLinks(row.Spec.TrialIDs, st.TrialLinks, st.UpdatedAt)
+	changedAt := now
+	if st.UpdatedAt != nil {
+		changedAt = st.UpdatedAt.Time
+	}
+	if row.Generation != st.ObservedGeneration {
+		// Only then. The cache keeps a stripped history (rowhistory.StripForCache); the
+		// reconciler reads the whole status before it writes one.
+		st.History, st.ObservedValues = rowhistory.Record(row, &st, changedAt)
+	}
 	st.ObservedGeneration = row.Generation
 	st.ID = string(row.UID)
 	st.InvalidFields = nil

@@ -11,6 +11,10 @@ const (
 	// changed an object. The read serves it as updated_at when it is the latest change
 	// it knows of; the CLI's export token starts from it (docs/http-api.md, docs/cli.md).
 	AnnotationUpdatedAt = "hub.podium.dev/updated-at"
+	// AnnotationUpdatedBy records who last changed a LeaderboardRow's values (spec): the
+	// Kubernetes user of the create or of the last update that changed spec, set by the
+	// apiserver at admission (config/admission/row_updated_by.yaml, docs/leaderboards.md).
+	AnnotationUpdatedBy = "hub.podium.dev/updated-by"
 	// LabelManagedBy marks Kubernetes Secrets that hold hosted secret values; the
 	// operator caches only Secrets with this label.
 	LabelManagedBy = "app.kubernetes.io/managed-by"

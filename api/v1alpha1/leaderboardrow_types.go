@@ -90,6 +90,89 @@ type LeaderboardRowStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=36
 	ID string `json:"id,omitempty"`
+	// history lists the last changes of the row's values (metadata, metrics, status,
+	// trial ids), oldest first: when, who, which fields, old and new values. At most 10
+	// entries and 16 KiB; the oldest go first (docs/leaderboards.md, "Change history").
+	// Written by the controller in the status write it makes for a new generation anyway.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=10
+	History []RowChange `json:"history,omitempty"`
+	// observedValues are the row's values at observedGeneration, field by field (cut to
+	// 256 bytes, with a digest of longer ones): what the next change is compared with.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=140
+	ObservedValues []ObservedValue `json:"observedValues,omitempty"`
+}
+
+// RowChange is one change of a row's values as the controller saw it: the changes of
+// the generations it did not see on their own are in the next one's entry.
+type RowChange struct {
+	// at is when the controller first saw the changed generation (the row's
+	// status.updatedAt for it).
+	// +required
+	At metav1.Time `json:"at"`
+	// by is the Kubernetes user that made the change, as admission recorded it in the
+	// hub.podium.dev/updated-by annotation; empty when unknown.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	By string `json:"by,omitempty"`
+	// generation is the row's generation after the change.
+	// +required
+	Generation int64 `json:"generation"`
+	// fields are the changed fields (the first 16, in field order).
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Fields []FieldChange `json:"fields"`
+	// omittedFields counts the changed fields not listed in fields.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	OmittedFields int32 `json:"omittedFields,omitempty"`
+}
+
+// FieldChange is one field's old and new value. A value is compact JSON cut to 256
+// bytes (then marked truncated); an absent value means the field did not exist.
+type FieldChange struct {
+	// field is metadata.<key>, metrics.<key>, status or trial_ids (metadata or metrics
+	// for a section tracked as a whole).
+	// +required
+	// +kubebuilder:validation:MaxLength=140
+	Field string `json:"field"`
+	// old is the value before the change; absent when the field was added.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Old *string `json:"old,omitempty"`
+	// oldTruncated says old was cut to 256 bytes.
+	// +optional
+	OldTruncated bool `json:"oldTruncated,omitempty"`
+	// new is the value after the change; absent when the field was removed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	New *string `json:"new,omitempty"`
+	// newTruncated says new was cut to 256 bytes.
+	// +optional
+	NewTruncated bool `json:"newTruncated,omitempty"`
+}
+
+// ObservedValue is one field's value at the observed generation.
+type ObservedValue struct {
+	// field is named as in FieldChange.
+	// +required
+	// +kubebuilder:validation:MaxLength=140
+	Field string `json:"field"`
+	// value is the compact JSON of the value, cut to 256 bytes.
+	// +required
+	// +kubebuilder:validation:MaxLength=256
+	Value string `json:"value"`
+	// truncated says value was cut; digest then identifies the whole value.
+	// +optional
+	Truncated bool `json:"truncated,omitempty"`
+	// digest is the hex SHA-256 (first 32 digits) of the whole value, for a cut one.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Digest string `json:"digest,omitempty"`
 }
 
 // TrialLinkGroup is the trials linked to a row at one time.

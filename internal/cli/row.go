@@ -14,7 +14,7 @@ import (
 func (a *app) rowCmd() *cobra.Command {
 	row := &cobra.Command{Use: "row", Aliases: []string{"rows"}, Short: "Manage a leaderboard's rows", Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
-	row.AddCommand(a.rowCreateCmd(), a.rowListCmd(), a.rowShowCmd(), a.rowExportCmd(), a.rowUpdateCmd(), a.rowDeleteCmd(), a.trialCmd())
+	row.AddCommand(a.rowCreateCmd(), a.rowListCmd(), a.rowShowCmd(), a.rowExportCmd(), a.rowUpdateCmd(), a.rowDeleteCmd(), a.rowHistoryCmd(), a.trialCmd())
 	return row
 }
 

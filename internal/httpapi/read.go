@@ -21,6 +21,7 @@ import (
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/lru"
 	"podium.dev/podium/internal/ranking"
+	"podium.dev/podium/internal/rowhistory"
 	"podium.dev/podium/internal/wire"
 )
 
@@ -71,6 +72,9 @@ type RankedRow = ranking.Entry
 type ReadOptions struct {
 	// Cache is the manager's cache, with the field indexes of package index.
 	Cache client.Reader
+	// API reads a row's whole status for the row history (the cache keeps a stripped
+	// one); nil reads the cache.
+	API client.Reader
 	// Ranks is the rank index.
 	Ranks Ranks
 	// Reviewer decides private reads (get leaderboards in the board's namespace).
@@ -87,6 +91,7 @@ type Read struct {
 	o      ReadOptions
 	pages  *lru.Cache[pageKey, *page]
 	boards boardIndex
+	rows   RowFinder
 	// csv makes readers of a board's CSV that arrive together share one encoding.
 	csv singleflight.Group
 }
@@ -501,14 +506,14 @@ func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wire.Row {
 		w.Metrics = wire.ObjectOrEmpty(row.Spec.Metrics.Raw)
 	}
 	if ShowsAuthors(lb) {
-		if by, ok := row.Annotations[hubv1alpha1.AnnotationCreatedBy]; ok && by != "" {
-			w.CreatedBy = &by
-		}
+		w.CreatedBy = rowhistory.Author(row, hubv1alpha1.AnnotationCreatedBy)
+		w.UpdatedBy = rowhistory.Author(row, hubv1alpha1.AnnotationUpdatedBy)
 	}
 	return w
 }
 
-// ShowsAuthors says whether the read shows who created a board's rows. User names can
+// ShowsAuthors says whether the read shows who created and who last changed a board's
+// rows (created_by, updated_by, and the authors of the change history). User names can
 // be personal data: a public board shows them only when it opts in (spec.showAuthors);
 // a private board, which only its org's members can read, always does.
 func ShowsAuthors(lb *hubv1alpha1.Leaderboard) bool {

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/rowhistory"
 )
 
 // CacheTransform is the manager cache's transform (the controllers suite runs it too): it strips managed fields (never read,
@@ -29,6 +30,7 @@ func CacheTransform() toolscache.TransformFunc {
 		}
 		compactMeta(obj)
 		if row, ok := out.(*hubv1alpha1.LeaderboardRow); ok {
+			rowhistory.StripForCache(row)
 			row.Spec.Leaderboard = intern(row.Spec.Leaderboard)
 			row.Spec.Visibility = hubv1alpha1.RowVisibility(intern(string(row.Spec.Visibility)))
 			for i := range row.Status.Conditions {

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,5 +87,23 @@ func TestCompactSharesLabelKeys(t *testing.T) {
 	}
 	if unsafe.StringData(key(a.Labels, hubv1alpha1.LabelID)) != unsafe.StringData(key(b.Labels, hubv1alpha1.LabelID)) {
 		t.Errorf("label keys are not shared between rows")
+	}
+}
+
+func TestTransformStripsRowHistory(t *testing.T) {
+	row := decodedRow("a", "1")
+	v := "1"
+	at := metav1.NewTime(time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
+	row.Status.ObservedValues = []hubv1alpha1.ObservedValue{{Field: "metrics.reward", Value: "1"}}
+	row.Status.History = []hubv1alpha1.RowChange{
+		{Generation: 2, Fields: []hubv1alpha1.FieldChange{{Field: "metrics.reward", New: &v}}},
+		{At: at, Generation: 3, By: "alice", Fields: []hubv1alpha1.FieldChange{{Field: "metrics.reward", Old: &v}}},
+	}
+	if _, err := CacheTransform()(row); err != nil {
+		t.Fatal(err)
+	}
+	if row.Status.ObservedValues != nil || len(row.Status.History) != 1 || row.Status.History[0].Fields != nil ||
+		!row.Status.History[0].At.Equal(&at) || row.Status.History[0].By != "" {
+		t.Errorf("the cached row keeps more than the newest change's time: %+v, %+v", row.Status.History, row.Status.ObservedValues)
 	}
 }

@@ -36,6 +36,7 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 	})
 	read := httpapi.NewRead(httpapi.ReadOptions{
 		Cache:    mgr.GetCache(),
+		API:      mgr.GetAPIReader(),
 		Ranks:    ranks,
 		Reviewer: c.Reviewer,
 		Log:      log,
@@ -47,7 +48,9 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 	srv.Handle("GET "+httpapi.CSVByIDPath, http.HandlerFunc(read.ServeCSV))
 	srv.Handle("GET "+httpapi.BadgeBySlugPath, http.HandlerFunc(read.ServeBadge))
 	srv.Handle("GET "+httpapi.BadgeByIDPath, http.HandlerFunc(read.ServeBadge))
-	for _, path := range []string{httpapi.ReadPath, httpapi.GetBySlugPath, httpapi.GetByIDPath, httpapi.CSVBySlugPath, httpapi.CSVByIDPath} {
+	srv.Handle("GET "+httpapi.HistoryBySlugPath, http.HandlerFunc(read.ServeHistory))
+	srv.Handle("GET "+httpapi.HistoryByIDPath, http.HandlerFunc(read.ServeHistory))
+	for _, path := range []string{httpapi.ReadPath, httpapi.GetBySlugPath, httpapi.GetByIDPath, httpapi.CSVBySlugPath, httpapi.CSVByIDPath, httpapi.HistoryBySlugPath, httpapi.HistoryByIDPath} {
 		srv.Handle("OPTIONS "+path, http.HandlerFunc(httpapi.Preflight))
 	}
 	for pattern, h := range c.Routes {

@@ -23,5 +23,5 @@ func setupLeaderboards(mgr manager.Manager, o Options, c *components) error {
 	if err := (&controllers.LeaderboardReconciler{Client: mgr.GetClient(), Events: mgr.GetEventRecorder("podium-leaderboard")}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	return (&controllers.LeaderboardRowReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+	return (&controllers.LeaderboardRowReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr)
 }

@@ -15,6 +15,7 @@ import (
 func setupWeb(mgr manager.Manager, o Options, c *components) error {
 	pages, err := web.New(web.Options{
 		Reader:   mgr.GetCache(),
+		API:      mgr.GetAPIReader(),
 		Ranking:  webRanking(c.Ranking),
 		Sort:     webSort,
 		Reviewer: c.Reviewer,

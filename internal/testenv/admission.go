@@ -65,24 +65,25 @@ func ApplyAdmission(ctx context.Context, cfg *rest.Config) error {
 }
 
 // awaitRowCreatedBy waits until a server-side dry-run create of a LeaderboardRow comes
-// back with its forged creator replaced by the row created-by policy and its forged
-// board label replaced by the board label policy.
+// back with its forged creator and last author replaced by the row created-by and
+// updated-by policies and its forged board label replaced by the board label policy.
 func awaitRowCreatedBy(ctx context.Context, c client.Client) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		row := &hubv1alpha1.LeaderboardRow{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "admission-probe",
-				Annotations: map[string]string{hubv1alpha1.AnnotationCreatedBy: "forged"},
+				Annotations: map[string]string{hubv1alpha1.AnnotationCreatedBy: "forged", hubv1alpha1.AnnotationUpdatedBy: "forged"},
 				Labels:      map[string]string{hubv1alpha1.LabelLeaderboard: "forged"}},
 			Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "admission-probe"},
 		}
 		err := c.Create(ctx, row, client.DryRunAll)
-		if err == nil && row.Annotations[hubv1alpha1.AnnotationCreatedBy] != "forged" && row.Labels[hubv1alpha1.LabelLeaderboard] == row.Spec.Leaderboard {
+		if err == nil && row.Annotations[hubv1alpha1.AnnotationCreatedBy] != "forged" && row.Annotations[hubv1alpha1.AnnotationUpdatedBy] != "forged" &&
+			row.Labels[hubv1alpha1.LabelLeaderboard] == row.Spec.Leaderboard {
 			return nil
 		}
 		if time.Now().After(deadline) {
 			if err == nil {
-				err = errors.New("the forged creator or board label was kept")
+				err = errors.New("the forged creator, author or board label was kept")
 			}
 			return fmt.Errorf("the row admission policies were not applied within 30 s (last answer: %w)", err)
 		}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/html"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/testenv"
@@ -129,6 +130,51 @@ var _ = Describe("Leaderboard pages in a browser", Ordered, func() {
 		dom := dumpDOM(baseURL + "/leaderboards")
 		Expect(dom).To(ContainSubstring(`<a href="/leaderboards/demo/terminal-bench/main">Terminal-Bench 2.0</a>`))
 		Expect(dom).NotTo(ContainSubstring("Nightly"))
+	})
+
+	It("marks a row changed in the last 7 days, linking to its history page", func() {
+		key := client.ObjectKey{Namespace: sampleOrg, Name: "main-opus-terminus"}
+		row := &hubv1alpha1.LeaderboardRow{}
+		Eventually(func() error {
+			if err := k8sClient.Get(ctx, key, row); err != nil {
+				return err
+			}
+			row.Spec.Metrics.Raw = bytes.Replace(row.Spec.Metrics.Raw, []byte("0.82"), []byte("0.84"), 1)
+			return k8sClient.Update(ctx, row)
+		}).Should(Succeed())
+		var board string
+		Eventually(func(g Gomega) {
+			var status int
+			status, board = get(samplePath, "")
+			g.Expect(status).To(Equal(http.StatusOK))
+			g.Expect(board).To(ContainSubstring("0.84"))
+			g.Expect(board).To(ContainSubstring(`class="changed"`))
+		}).Should(Succeed())
+		Expect(strings.Count(board, `class="changed"`)).To(Equal(1), "only the changed row is marked")
+		historyPath := samplePath + "/rows/" + string(row.UID) + "/history"
+		Expect(board).To(ContainSubstring(`<a class="changed" href="` + historyPath + `"`))
+		Expect(board).To(ContainSubstring("changed " + time.Now().UTC().Format(time.DateOnly)))
+
+		dom := dumpDOM(baseURL + historyPath)
+		Expect(dom).To(ContainSubstring("<code>metrics.reward</code>"))
+		Expect(dom).To(MatchRegexp(`<code>0\.82</code></td><td class="value"><code>0\.84</code>`))
+		Expect(dom).NotTo(ContainSubstring(`<th scope="col">By</th>`), "the board does not show authors")
+
+		By("a hidden row's history is not shown to the public, as a missing row's")
+		hidden := &hubv1alpha1.LeaderboardRow{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: sampleOrg, Name: "main-opus-unreleased"}, hidden)).To(Succeed())
+		status, page := get(samplePath+"/rows/"+string(hidden.UID)+"/history", "")
+		Expect(status).To(Equal(http.StatusNotFound))
+		_, missing := get(samplePath+"/rows/00000000-0000-4000-8000-000000000000/history", "")
+		Expect(page).To(Equal(missing))
+
+		shot := filepath.Join(GinkgoT().TempDir(), "history.png")
+		screenshot(baseURL+historyPath, shot, 1280, 480)
+		expectPNG(shot, 1280, 480)
+		if os.Getenv("PODIUM_UPDATE_SCREENSHOTS") == "1" {
+			screenshot(baseURL+samplePath, docsScreenshot("leaderboard-changed.png"), 1280, 860)
+			screenshot(baseURL+historyPath, docsScreenshot("row-history.png"), 1280, 480)
+		}
 	})
 })
 

@@ -4,8 +4,10 @@ import (
 	"html/template"
 	"net/url"
 	"strconv"
+	"time"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/rowhistory"
 )
 
 // PageSize is the number of rows on one page of a board, as the JSON read's default.
@@ -76,6 +78,33 @@ type rowView struct {
 	// own), on boards whose rules name an uncertainty; RangeTitle explains it.
 	Range      string
 	RangeTitle string
+	// ChangedOn is the date of the row's last change when it is recent
+	// (ChangedWithin), with HistoryURL its history page; both "" otherwise.
+	ChangedOn  string
+	HistoryURL string
+}
+
+// ChangedWithin is how recent a row's last change must be for the board page to mark it
+// (docs/web.md).
+const ChangedWithin = 7 * 24 * time.Hour
+
+// historyPage is what the history template shows.
+type historyPage struct {
+	Title       string
+	BoardTitle  string
+	BoardURL    string
+	Org         string
+	Dataset     string
+	Name        string
+	RowID       string
+	ShowAuthors bool
+	CreatedBy   string
+	Lines       []historyLine
+}
+
+// historyLine is one changed field of one change.
+type historyLine struct {
+	When, By, Field, Old, New string
 }
 
 type cellView struct {
@@ -213,7 +242,9 @@ func align(c hubv1alpha1.Column) string {
 // uncertainty (docs/ranking.md, "Rank ranges") each row gets its rank range, and the
 // cells of columns showing the uncertain rule's value get the uncertainty: "± h" (h the
 // 95% interval's half width, 1.96·stderr) for a stderr, "[low, high]" for an interval.
-func rowViews(columns []hubv1alpha1.Column, rules []hubv1alpha1.RankRule, entries []Entry) []rowView {
+// A row whose values changed after since gets a mark linking to its history page under
+// boardURL.
+func rowViews(columns []hubv1alpha1.Column, rules []hubv1alpha1.RankRule, entries []Entry, boardURL string, since time.Time) []rowView {
 	aligns := make([]string, len(columns))
 	for i, c := range columns {
 		aligns[i] = align(c)
@@ -238,6 +269,10 @@ func rowViews(columns []hubv1alpha1.Column, rules []hubv1alpha1.RankRule, entrie
 		rv := rowView{Rank: e.Rank, Cells: cells}
 		if unc != nil && e.RankUpper > 0 {
 			rv.Range, rv.RangeTitle = rankRange(e)
+		}
+		if at := rowhistory.LastChange(e.Row); at != nil && at.After(since) {
+			rv.ChangedOn = at.UTC().Format(time.DateOnly)
+			rv.HistoryURL = boardURL + "/rows/" + url.PathEscape(string(e.Row.UID)) + "/history"
 		}
 		rows = append(rows, rv)
 	}

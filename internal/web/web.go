@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/singleflight"
@@ -57,6 +58,11 @@ type Options struct {
 	Reviewer authn.Reviewer
 	// Log receives failures (never a row's content or a token).
 	Log logr.Logger
+	// API reads a row's whole status for its history page (the cache keeps a stripped
+	// one); nil reads Reader.
+	API client.Reader
+	// Now is the clock of the pages' "changed in the last 7 days" marks; nil is time.Now.
+	Now func() time.Time
 }
 
 // Pages serves the leaderboard pages.
@@ -66,6 +72,7 @@ type Pages struct {
 	sorted  *lru.Cache[sortKey, []Entry]
 	sorting singleflight.Group
 	pages   *lru.Cache[pageKey, []byte]
+	rows    httpapi.RowFinder
 }
 
 // Rendered board pages kept: enough for the first pages of the popular boards in each
@@ -85,6 +92,9 @@ func New(o Options) (*Pages, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	pages := lru.New[pageKey](pageCacheEntries, pageCacheBytes, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
 	return &Pages{o: o, tmpl: tmpl, sorted: newSortCache(), pages: pages}, nil
 }
@@ -93,10 +103,11 @@ func New(o Options) (*Pages, error) {
 func (p *Pages) Routes() map[string]http.Handler {
 	assets, _ := fs.Sub(assetFS, "assets")
 	return map[string]http.Handler{
-		"GET /leaderboards":                        http.HandlerFunc(p.serveIndex),
-		"GET /leaderboards/{$}":                    http.RedirectHandler("/leaderboards", http.StatusMovedPermanently),
-		"GET /leaderboards/{org}/{dataset}/{name}": http.HandlerFunc(p.serveBoard),
-		"GET /assets/{file}":                       serveAssets(assets),
+		"GET /leaderboards":                                           http.HandlerFunc(p.serveIndex),
+		"GET /leaderboards/{$}":                                       http.RedirectHandler("/leaderboards", http.StatusMovedPermanently),
+		"GET /leaderboards/{org}/{dataset}/{name}":                    http.HandlerFunc(p.serveBoard),
+		"GET /leaderboards/{org}/{dataset}/{name}/rows/{row}/history": http.HandlerFunc(p.serveHistory),
+		"GET /assets/{file}":                                          serveAssets(assets),
 	}
 }
 
@@ -164,8 +175,9 @@ func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 	}
 	// The key is read before the page is built: a row that changes meanwhile makes the
 	// kept page newer than its key, never older.
+	now := p.o.Now()
 	key := pageKey{board: lb.UID, boardRV: lb.ResourceVersion, rows: ranked.Version(), total: ranked.Len(),
-		datasetRV: ds.ResourceVersion, query: q}
+		datasetRV: ds.ResourceVersion, query: q, hour: now.Unix() / 3600}
 	etag := key.etag()
 	if matchesETag(r.Header.Get("If-None-Match"), etag) {
 		setHeaders(w.Header(), private, etag)
@@ -174,7 +186,7 @@ func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 	}
 	body, ok := p.pages.Get(key)
 	if !ok {
-		page := p.boardPage(lb, ds, ranked, q)
+		page := p.boardPage(lb, ds, ranked, q, now)
 		page.Org, page.Dataset, page.Name = org, dataset, name
 		var err error
 		if body, err = p.execute("board", page); err != nil {
@@ -198,14 +210,17 @@ type pageKey struct {
 	total     int
 	datasetRV string
 	query     query
+	// hour is the hour of the clock the page was built at: the "changed in the last 7
+	// days" marks go when they are due, within the hour, even on a board nobody changes.
+	hour int64
 }
 
 // etag is a strong validator of the page; a polling browser gets 304 until one of the
 // key's parts changes.
 func (k pageKey) etag() string {
 	h := fnv.New64a()
-	_, _ = fmt.Fprintf(h, "%s|%s|%d|%d|%s|%d|%s|%s", k.board, k.boardRV, k.rows, k.total, k.datasetRV,
-		k.query.Page, k.query.Sort, k.query.Dir)
+	_, _ = fmt.Fprintf(h, "%s|%s|%d|%d|%s|%d|%s|%s|%d", k.board, k.boardRV, k.rows, k.total, k.datasetRV,
+		k.query.Page, k.query.Sort, k.query.Dir, k.hour)
 	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
 }
 
@@ -224,7 +239,7 @@ func matchesETag(header, etag string) bool {
 }
 
 // boardPage builds the page of a readable board.
-func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, ranked Ranked, q query) *boardPage {
+func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, ranked Ranked, q query, now time.Time) *boardPage {
 	page := &boardPage{Title: lb.Spec.Title, Private: lb.Spec.Visibility != hubv1alpha1.VisibilityPublic}
 	if lb.Spec.Description != nil {
 		page.Description = *lb.Spec.Description
@@ -263,7 +278,7 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 		}
 	}
 	page.Columns = columnViews(lb.Spec.Columns, q, canSort)
-	page.Rows = rowViews(lb.Spec.Columns, lb.Spec.RankBy, entries)
+	page.Rows = rowViews(lb.Spec.Columns, lb.Spec.RankBy, entries, boardURL(lb), now.Add(-ChangedWithin))
 	page.Ranges = ranking.HasRanges(lb.Spec.RankBy)
 	page.paginate(total, q)
 	return page

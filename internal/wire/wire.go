@@ -202,6 +202,42 @@ type Row struct {
 	RankUpper *int `json:"rank_upper,omitempty"`
 	// Interval is the row's uncertainty interval; absent when it has none.
 	Interval *Interval `json:"interval,omitempty"`
+	// UpdatedBy is who last changed the row's values, as the apiserver recorded it;
+	// null when unknown or not shown, as CreatedBy.
+	UpdatedBy *string `json:"updated_by"`
+}
+
+// RowHistory is a row's change history (docs/leaderboards.md, "Change history"), newest
+// change first.
+type RowHistory struct {
+	RowID         string  `json:"row_id"`
+	LeaderboardID string  `json:"leaderboard_id"`
+	CreatedAt     string  `json:"created_at"`
+	CreatedBy     *string `json:"created_by"`
+	UpdatedBy     *string `json:"updated_by"`
+	// Changes are the kept changes, newest first.
+	Changes []Change `json:"changes"`
+}
+
+// Change is one change of a row's values.
+type Change struct {
+	At string `json:"at"`
+	// By is who made it; null when unknown or not shown.
+	By            *string       `json:"by"`
+	Generation    int64         `json:"generation"`
+	Fields        []FieldChange `json:"fields"`
+	OmittedFields int32         `json:"omitted_fields"`
+}
+
+// FieldChange is one field's old and new value: the JSON value itself, or, when it was
+// cut, a string holding the first 256 bytes of its JSON with old_truncated or
+// new_truncated set. old is absent for an added field, new for a removed one.
+type FieldChange struct {
+	Field        string          `json:"field"`
+	Old          json.RawMessage `json:"old,omitempty"`
+	OldTruncated bool            `json:"old_truncated,omitempty"`
+	New          json.RawMessage `json:"new,omitempty"`
+	NewTruncated bool            `json:"new_truncated,omitempty"`
 }
 
 // RowStatus is a row's status: its spec.visibility, display when unset.

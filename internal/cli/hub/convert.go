@@ -12,6 +12,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/rowhistory"
 	"podium.dev/podium/internal/wire"
 )
 
@@ -213,7 +214,9 @@ type RowJSON struct {
 	UpdatedAt     string          `json:"updated_at"`
 	NTrials       int             `json:"n_trials"`
 	// CreatedBy is who created the row, as admission recorded it (null when unknown).
-	CreatedBy     *string                  `json:"created_by"`
+	CreatedBy *string `json:"created_by"`
+	// UpdatedBy is who last changed its values, as admission recorded it (null when unknown).
+	UpdatedBy     *string                  `json:"updated_by"`
 	TrialIDs      []string                 `json:"trial_ids"`
 	Valid         *bool                    `json:"valid"`
 	InvalidFields []hubv1alpha1.FieldError `json:"invalid_fields,omitempty"`
@@ -235,9 +238,8 @@ func RowToJSON(boardID string, r *hubv1alpha1.LeaderboardRow, rank int) RowJSON 
 	if rank > 0 {
 		j.Rank = &rank
 	}
-	if by := r.Annotations[hubv1alpha1.AnnotationCreatedBy]; by != "" {
-		j.CreatedBy = &by
-	}
+	j.CreatedBy = rowhistory.Author(r, hubv1alpha1.AnnotationCreatedBy)
+	j.UpdatedBy = rowhistory.Author(r, hubv1alpha1.AnnotationUpdatedBy)
 	if c := condition(r.Status.Conditions, hubv1alpha1.ConditionValid, r.Generation); c != nil {
 		v := c.Status == metav1.ConditionTrue
 		j.Valid = &v

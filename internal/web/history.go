@@ -1,0 +1,107 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/httpapi"
+	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/rowhistory"
+)
+
+// rowNotFound is the page of a missing row and of a row the caller may not see: the
+// same bytes, as for boards.
+var rowNotFound = errorPage{
+	Status:  http.StatusNotFound,
+	Heading: "Row not found",
+	Message: "There is no row at this address that you can see.",
+}
+
+// boardURL is the page of a board.
+func boardURL(lb *hubv1alpha1.Leaderboard) string {
+	slug := index.Slug(lb)
+	parts := strings.SplitN(slug, "/", 3)
+	for i := range parts {
+		parts[i] = url.PathEscape(parts[i])
+	}
+	return "/leaderboards/" + strings.Join(parts, "/")
+}
+
+// serveHistory serves a row's change history page with the rules of the JSON row
+// history (docs/http-api.md, "Row history"): a ranked row of a public board for
+// anyone, any other row for the board's members, the same 404 otherwise.
+func (p *Pages) serveHistory(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	org, dataset, name := r.PathValue("org"), r.PathValue("dataset"), r.PathValue("name")
+	lb, err := p.findBoard(ctx, org, dataset, name)
+	if err != nil {
+		p.fail(w, r, err, "Reading a leaderboard", "slug", org+"/"+dataset+"/"+name)
+		return
+	}
+	if lb == nil || !index.Servable(lb) {
+		p.render(w, r, notFound.Status, "error", notFound, false)
+		return
+	}
+	private := lb.Spec.Visibility != hubv1alpha1.VisibilityPublic
+	member := false
+	if private {
+		if member, err = p.mayRead(ctx, lb); err != nil {
+			p.fail(w, r, err, "Authorizing a private leaderboard read", "leaderboard", client.ObjectKeyFromObject(lb))
+			return
+		}
+		if !member {
+			p.render(w, r, notFound.Status, "error", notFound, false)
+			return
+		}
+	}
+	var row *hubv1alpha1.LeaderboardRow
+	if id := r.PathValue("row"); hubv1alpha1.IsUUID(id) {
+		if row, err = p.rows.Row(ctx, p.o.Reader, lb, types.UID(strings.ToLower(id))); err != nil {
+			p.fail(w, r, err, "Reading a leaderboard row", "leaderboard", client.ObjectKeyFromObject(lb))
+			return
+		}
+	}
+	public := httpapi.PublicRow(lb, row)
+	if !public && !private {
+		if member, err = p.mayRead(ctx, lb); err != nil {
+			p.fail(w, r, err, "Authorizing a row history read", "leaderboard", client.ObjectKeyFromObject(lb))
+			return
+		}
+	}
+	if row != nil && (public || member) {
+		if row, err = httpapi.Full(ctx, p.o.API, row); err != nil {
+			p.fail(w, r, err, "Reading a leaderboard row", "leaderboard", client.ObjectKeyFromObject(lb))
+			return
+		}
+	}
+	if row == nil || (!public && !member) {
+		p.render(w, r, rowNotFound.Status, "error", rowNotFound, private)
+		return
+	}
+	show := httpapi.ShowsAuthors(lb)
+	h := rowhistory.Served(string(lb.UID), row, show)
+	page := historyPage{Title: "Row history · " + lb.Spec.Title, BoardTitle: lb.Spec.Title, BoardURL: boardURL(lb),
+		Org: org, Dataset: dataset, Name: name, RowID: h.RowID, ShowAuthors: show}
+	if h.CreatedBy != nil {
+		page.CreatedBy = *h.CreatedBy
+	}
+	for _, c := range h.Changes {
+		by := "-"
+		if c.By != nil {
+			by = *c.By
+		}
+		for _, f := range c.Fields {
+			page.Lines = append(page.Lines, historyLine{When: c.At, By: by, Field: f.Field,
+				Old: rowhistory.Text(f.Old, f.OldTruncated), New: rowhistory.Text(f.New, f.NewTruncated)})
+		}
+		if c.OmittedFields > 0 {
+			page.Lines = append(page.Lines, historyLine{When: c.At, By: by, Field: "(more fields not kept)"})
+		}
+	}
+	p.render(w, r, http.StatusOK, "history", page, !public)
+}
