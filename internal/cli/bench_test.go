@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -47,34 +48,10 @@ func BenchmarkCLIRows(b *testing.B) {
 	}
 
 	dir := b.TempDir()
-	bin := filepath.Join(os.Getenv("PODIUM_BIN"), "podium")
-	if os.Getenv("PODIUM_BIN") == "" {
-		bin = filepath.Join(dir, "podium")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/podium")
-		build.Dir = testenv.RepoRoot()
-		if out, err := build.CombinedOutput(); err != nil {
-			b.Fatalf("building podium: %v\n%s", err, out)
-		}
-	}
-	admin, err := env.AddUser(envtest.User{Name: "bench-admin", Groups: []string{"system:masters"}}, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	kc, _ := admin.KubeConfig()
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		b.Fatal(err)
-	}
+	bin, run := benchCLI(b, env, cfg, dir)
 	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		b.Fatal(err)
-	}
-	run := func(name string, args ...string) {
-		cmd := exec.Command(name, args...)
-		cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
 	}
 	newOrg := func(name string) string {
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
@@ -138,5 +115,40 @@ func BenchmarkCLIRows(b *testing.B) {
 		b.ReportMetric(kt.Seconds(), "s-kubectl-apply-10000")
 		fmt.Printf("podium row create, %d x %d rows: %.1fs (%.0f rows/s)\n", batches, perBatch, cli.Seconds(), float64(total)/cli.Seconds())
 		fmt.Printf("kubectl apply -f of one file, %d rows: %.1fs (%.0f rows/s)\n", total, kt.Seconds(), float64(total)/kt.Seconds())
+	}
+}
+
+// benchCLI returns the podium binary ($PODIUM_BIN/podium, or one built into dir) and a
+// runner of commands (podium, kubectl) as a cluster admin of env, with their own
+// kubeconfig and config directory in dir; a failing command fails b.
+func benchCLI(b *testing.B, env *envtest.Environment, cfg *rest.Config, dir string) (bin string, run func(name string, args ...string)) {
+	b.Helper()
+	bin = filepath.Join(os.Getenv("PODIUM_BIN"), "podium")
+	if os.Getenv("PODIUM_BIN") == "" {
+		bin = filepath.Join(dir, "podium")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/podium")
+		build.Dir = testenv.RepoRoot()
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("building podium: %v\n%s", err, out)
+		}
+	}
+	admin, err := env.AddUser(envtest.User{Name: "bench-admin", Groups: []string{"system:masters"}}, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		b.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return bin, func(name string, args ...string) {
+		cmd := exec.Command(name, args...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -25,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -70,37 +68,10 @@ func BenchmarkWriteRatio(b *testing.B) {
 	}
 
 	dir := b.TempDir()
-	bin := filepath.Join(os.Getenv("PODIUM_BIN"), "podium")
-	if os.Getenv("PODIUM_BIN") == "" {
-		bin = filepath.Join(dir, "podium")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/podium")
-		build.Dir = testenv.RepoRoot()
-		if out, err := build.CombinedOutput(); err != nil {
-			b.Fatalf("building podium: %v\n%s", err, out)
-		}
-	}
+	bin, run := benchCLI(b, env, cfg, dir)
 	kubectl, err := testenv.Kubectl()
 	if err != nil {
 		b.Fatal(err)
-	}
-	admin, err := env.AddUser(envtest.User{Name: "bench-admin", Groups: []string{"system:masters"}}, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	run := func(name string, args ...string) {
-		cmd := exec.Command(name, args...)
-		cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
 	}
 	wcfg := rest.CopyConfig(cfg)
 	wcfg.QPS, wcfg.Burst = 5000, 10000

@@ -111,10 +111,7 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, r, err)
 		return
 	}
-	a.awaitCache(r.Context(), hs, func(c *hubv1alpha1.HostedSecret) bool { return c != nil && c.Status.State == hs.Status.State })
-	if old != nil {
-		a.awaitCache(r.Context(), old, func(c *hubv1alpha1.HostedSecret) bool { return c == nil || c.Status.State == hubv1alpha1.StateRevoked })
-	}
+	a.awaitStored(r.Context(), hs, old)
 	writeJSON(w, http.StatusCreated, recordOf(hs, string(org.UID)))
 }
 
@@ -123,11 +120,8 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	// url.ParseQuery, unlike r.URL.Query(), reports what it cannot parse (a ';' in
-	// "scope=user;x", a bad escape) instead of dropping it silently.
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		apierr.Write(w, apierr.BadRequest("", "the query string could not be parsed: use & between parameters and escape reserved characters"))
+	q, ok := parseQuery(w, r)
+	if !ok {
 		return
 	}
 	in, err := validateList(q)
@@ -292,6 +286,28 @@ func slotOf(namespace string, scope hubv1alpha1.SecretScope, jobID, envVar strin
 
 // cacheWait bounds how long a write waits for this replica's cache to show it.
 const cacheWait = 5 * time.Second
+
+// awaitStored waits until the cache shows a store's result: the stored secret in its
+// state, and the one it superseded (if any) revoked or gone, so that a list right
+// after the answer agrees with it.
+func (a *API) awaitStored(ctx context.Context, hs, old *hubv1alpha1.HostedSecret) {
+	a.awaitCache(ctx, hs, func(c *hubv1alpha1.HostedSecret) bool { return c != nil && c.Status.State == hs.Status.State })
+	if old != nil {
+		a.awaitCache(ctx, old, func(c *hubv1alpha1.HostedSecret) bool { return c == nil || c.Status.State == hubv1alpha1.StateRevoked })
+	}
+}
+
+// parseQuery parses the request's query string, answering 400 when it cannot:
+// url.ParseQuery, unlike r.URL.Query(), reports what it cannot parse (a ';' in
+// "scope=user;x", a bad escape) instead of dropping it silently.
+func parseQuery(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		apierr.Write(w, apierr.BadRequest("", "the query string could not be parsed: use & between parameters and escape reserved characters"))
+		return nil, false
+	}
+	return q, true
+}
 
 // awaitCache waits (briefly, bounded) until the cache shows what a write just did, so
 // that a client's next GET on this replica sees its own write. seen gets nil when the

@@ -260,10 +260,7 @@ func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, r, err)
 		return
 	}
-	a.awaitCache(r.Context(), hs, func(c *hubv1alpha1.HostedSecret) bool { return c != nil && c.Status.State == hs.Status.State })
-	if old != nil {
-		a.awaitCache(r.Context(), old, func(c *hubv1alpha1.HostedSecret) bool { return c == nil || c.Status.State == hubv1alpha1.StateRevoked })
-	}
+	a.awaitStored(r.Context(), hs, old)
 	writeJSON(w, http.StatusCreated, registryRecordOf(hs, string(org.UID)))
 }
 
@@ -272,9 +269,8 @@ func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		apierr.Write(w, apierr.BadRequest("", "the query string could not be parsed: use & between parameters and escape reserved characters"))
+	q, ok := parseQuery(w, r)
+	if !ok {
 		return
 	}
 	in, err := validateRegistryList(q)
