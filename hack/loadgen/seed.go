@@ -141,18 +141,23 @@ func rowObject(lb *hubv1alpha1.Leaderboard, i int64) *hubv1alpha1.LeaderboardRow
 	}
 }
 
-// validStatus is the status the row controller writes for a valid row.
+// validStatus is the status the row controller writes for a valid row: Valid and Ready
+// (internal/health), so that the controller, finding it right, writes nothing.
 func validStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) hubv1alpha1.LeaderboardRowStatus {
+	now := metav1.Now()
+	cond := func(typ string) metav1.Condition {
+		return metav1.Condition{
+			Type: typ, Status: metav1.ConditionTrue, ObservedGeneration: row.Generation,
+			Reason: hubv1alpha1.ReasonValuesValid, Message: "metadata and metrics match the leaderboard's schemas",
+			LastTransitionTime: now,
+		}
+	}
 	return hubv1alpha1.LeaderboardRowStatus{
 		ID:                 string(row.UID),
 		ObservedGeneration: row.Generation,
 		UpdatedAt:          ptrTime(row.CreationTimestamp),
 		SchemaGeneration:   lb.Generation,
-		Conditions: []metav1.Condition{{
-			Type: hubv1alpha1.ConditionValid, Status: metav1.ConditionTrue, ObservedGeneration: row.Generation,
-			Reason: hubv1alpha1.ReasonValuesValid, Message: "metadata and metrics match the leaderboard's schemas",
-			LastTransitionTime: metav1.Now(),
-		}},
+		Conditions:         []metav1.Condition{cond(hubv1alpha1.ConditionValid), cond(hubv1alpha1.ConditionReady)},
 	}
 }
 

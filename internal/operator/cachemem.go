@@ -68,6 +68,16 @@ func compactMeta(obj metav1.Object) {
 	if v, ok := labels[hubv1alpha1.LabelLeaderboard]; ok {
 		labels[hubv1alpha1.LabelLeaderboard] = intern(v)
 	}
+	// Annotation keys repeat on every object, and short values (the user names of
+	// created-by and updated-by) on many; long ones (kubectl's last-applied
+	// configuration) are left alone.
+	annotations := obj.GetAnnotations()
+	for k, v := range annotations {
+		if len(v) <= maxInternedValue {
+			v = intern(v)
+		}
+		annotations[intern(k)] = v
+	}
 	refs := obj.GetOwnerReferences()
 	for i := range refs {
 		r := &refs[i]
@@ -75,6 +85,9 @@ func compactMeta(obj metav1.Object) {
 		r.UID = types.UID(intern(string(r.UID)))
 	}
 }
+
+// maxInternedValue bounds the annotation values interned.
+const maxInternedValue = 128
 
 // intern returns the canonical copy of s. unique drops copies nothing refers to, so
 // interning never grows memory beyond the strings in use.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/index"
@@ -77,6 +79,7 @@ func memRowJSON(lb *hubv1alpha1.Leaderboard, i int, shape memRowShape, rng *rand
 	mt, _ := json.Marshal(metrics)
 	uid := types.UID(fmt.Sprintf("%08x-0000-4000-8000-%012x", rng.Uint32(), i))
 	created := metav1.NewTime(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	validated := metav1.NewTime(created.Add(time.Duration(i) * time.Second)) // no two rows alike
 	row := &hubv1alpha1.LeaderboardRow{
 		TypeMeta: metav1.TypeMeta{APIVersion: hubv1alpha1.GroupVersion.String(), Kind: "LeaderboardRow"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -99,10 +102,15 @@ func memRowJSON(lb *hubv1alpha1.Leaderboard, i int, shape memRowShape, rng *rand
 		},
 		Status: hubv1alpha1.LeaderboardRowStatus{
 			ID: string(uid), ObservedGeneration: 1, UpdatedAt: &created, SchemaGeneration: 1,
+			// Valid, and Ready with the same reason and message (internal/health).
 			Conditions: []metav1.Condition{{
 				Type: hubv1alpha1.ConditionValid, Status: metav1.ConditionTrue, ObservedGeneration: 1,
 				Reason: hubv1alpha1.ReasonValuesValid, Message: "metadata and metrics match the leaderboard's schemas",
-				LastTransitionTime: created,
+				LastTransitionTime: validated,
+			}, {
+				Type: hubv1alpha1.ConditionReady, Status: metav1.ConditionTrue, ObservedGeneration: 1,
+				Reason: hubv1alpha1.ReasonValuesValid, Message: "metadata and metrics match the leaderboard's schemas",
+				LastTransitionTime: validated,
 			}},
 		},
 	}
@@ -113,7 +121,10 @@ func memRowJSON(lb *hubv1alpha1.Leaderboard, i int, shape memRowShape, rng *rand
 			user = fmt.Sprintf("user-%d@example.com", i)
 		}
 		row.Annotations = map[string]string{hubv1alpha1.AnnotationCreatedBy: user, hubv1alpha1.AnnotationUpdatedBy: user}
-		row.Status.ObservedGeneration, row.Status.Conditions[0].ObservedGeneration = 4, 4
+		row.Status.ObservedGeneration = 4
+		for c := range row.Status.Conditions {
+			row.Status.Conditions[c].ObservedGeneration = 4
+		}
 		for g := int64(2); g <= 4; g++ {
 			old, cur := strconv.Itoa(int(g)), strconv.Itoa(int(g+1))
 			row.Status.History = append(row.Status.History, hubv1alpha1.RowChange{
@@ -208,6 +219,7 @@ func bookmark(w *watch.FakeWatcher, example kruntime.Object) {
 // fullCache fills a manager-style cache (the operator's transform and field indexes)
 // and rank index with the rows and returns them once every row is ranked.
 func fullCache(tb testing.TB, lb *hubv1alpha1.Leaderboard, rows [][]byte) (cache.Cache, *ranking.Registry, context.CancelFunc) {
+	log.SetLogger(logr.Discard())
 	mapper := meta.NewDefaultRESTMapper(nil)
 	for _, kind := range []string{"Dataset", "HostedSecret", "Leaderboard", "LeaderboardRow"} {
 		mapper.Add(hubv1alpha1.GroupVersion.WithKind(kind), meta.RESTScopeNamespace)
@@ -262,6 +274,7 @@ func BenchmarkCachedRowMemory100k(b *testing.B) {
 		{"ranges", memRowShape{ranges: true}},
 		{"changed-ranges", memRowShape{changed: true, ranges: true}},
 		{"changed-distinct", memRowShape{changed: true, distinct: true}},
+		{"changed-distinct-ranges", memRowShape{changed: true, distinct: true, ranges: true}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			lb := &hubv1alpha1.Leaderboard{

@@ -256,3 +256,38 @@ func TestShareTableBound(t *testing.T) {
 		t.Errorf("the empty key was stored")
 	}
 }
+
+func TestCompactSharesAnnotations(t *testing.T) {
+	transform := CacheTransform()
+	c := func(s string) string { return string([]byte(s)) }
+	long := strings.Repeat("x", maxInternedValue+1)
+	a, b := decodedRow("a", "1"), decodedRow("b", "2")
+	a.Annotations = map[string]string{c(hubv1alpha1.AnnotationCreatedBy): c("alice"), c(hubv1alpha1.AnnotationUpdatedBy): c("alice"), c("big"): c(long)}
+	b.Annotations = map[string]string{c(hubv1alpha1.AnnotationCreatedBy): c("bob"), c(hubv1alpha1.AnnotationUpdatedBy): c("alice"), c("big"): c(long)}
+	_, _ = transform(a)
+	_, _ = transform(b)
+	if mapData(a.Annotations) == mapData(b.Annotations) {
+		t.Fatal("different annotations share a map")
+	}
+	key := func(m map[string]string, want string) string {
+		for k := range m {
+			if k == want {
+				return k
+			}
+		}
+		t.Fatalf("annotation %q missing", want)
+		return ""
+	}
+	if unsafe.StringData(key(a.Annotations, hubv1alpha1.AnnotationCreatedBy)) != unsafe.StringData(key(b.Annotations, hubv1alpha1.AnnotationCreatedBy)) {
+		t.Errorf("annotation keys are not shared between rows")
+	}
+	if unsafe.StringData(a.Annotations[hubv1alpha1.AnnotationCreatedBy]) != unsafe.StringData(b.Annotations[hubv1alpha1.AnnotationUpdatedBy]) {
+		t.Errorf("equal short annotation values are not shared")
+	}
+	if unsafe.StringData(a.Annotations["big"]) == unsafe.StringData(b.Annotations["big"]) {
+		t.Errorf("a value over %d bytes was interned", maxInternedValue)
+	}
+	if a.Annotations[hubv1alpha1.AnnotationCreatedBy] != "alice" || b.Annotations[hubv1alpha1.AnnotationCreatedBy] != "bob" || a.Annotations["big"] != long {
+		t.Errorf("annotations changed: %v, %v", a.Annotations, b.Annotations)
+	}
+}
