@@ -26,7 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/log"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/index"
@@ -93,7 +93,7 @@ func memRowJSON(lb *hubv1alpha1.Leaderboard, i int, shape memRowShape, rng *rand
 			ManagedFields: []metav1.ManagedFieldsEntry{{
 				Manager: "podium-operator", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: hubv1alpha1.GroupVersion.String(),
 				Time: &created, FieldsType: "FieldsV1", Subresource: "status",
-				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{".":{},"f:conditions":{".":{},"k:{\"type\":\"Valid\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:observedGeneration":{},"f:reason":{},"f:status":{},"f:type":{}}},"f:id":{},"f:observedGeneration":{},"f:observedValues":{},"f:schemaGeneration":{},"f:updatedAt":{}}}`)},
+				FieldsV1: metav1.NewFieldsV1(`{"f:status":{".":{},"f:conditions":{".":{},"k:{\"type\":\"Valid\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:observedGeneration":{},"f:reason":{},"f:status":{},"f:type":{}}},"f:id":{},"f:observedGeneration":{},"f:observedValues":{},"f:schemaGeneration":{},"f:updatedAt":{}}}`),
 			}},
 		},
 		Spec: hubv1alpha1.LeaderboardRowSpec{
@@ -219,7 +219,7 @@ func bookmark(w *watch.FakeWatcher, example kruntime.Object) {
 // fullCache fills a manager-style cache (the operator's transform and field indexes)
 // and rank index with the rows and returns them once every row is ranked.
 func fullCache(tb testing.TB, lb *hubv1alpha1.Leaderboard, rows [][]byte) (cache.Cache, *ranking.Registry, context.CancelFunc) {
-	log.SetLogger(logr.Discard())
+	logf.SetLogger(logr.Discard())
 	mapper := meta.NewDefaultRESTMapper(nil)
 	for _, kind := range []string{"Dataset", "HostedSecret", "Leaderboard", "LeaderboardRow"} {
 		mapper.Add(hubv1alpha1.GroupVersion.WithKind(kind), meta.RESTScopeNamespace)
