@@ -107,7 +107,7 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 // ensureMetadata adds the board's controller reference when it is missing (a row
 // applied with kubectl; the CLI sets it at create), in one patch of metadata (never
 // spec). Labels are not the controller's: the board label is set at admission
-// (config/admission/row_board_label.yaml) and the row's id is status.id, written with
+// (config/admission/row_metadata.yaml) and the row's id is status.id, written with
 // the status, so that a row made by the CLI costs its create and one status write. It
 // reports whether it patched.
 func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) (bool, error) {

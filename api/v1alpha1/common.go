@@ -13,7 +13,7 @@ const (
 	AnnotationUpdatedAt = "hub.podium.dev/updated-at"
 	// AnnotationUpdatedBy records who last changed a LeaderboardRow's values (spec): the
 	// Kubernetes user of the create or of the last update that changed spec, set by the
-	// apiserver at admission (config/admission/row_updated_by.yaml, docs/leaderboards.md).
+	// apiserver at admission (config/admission/row_metadata.yaml, docs/leaderboards.md).
 	AnnotationUpdatedBy = "hub.podium.dev/updated-by"
 	// LabelManagedBy marks Kubernetes Secrets that hold hosted secret values; the
 	// operator caches only Secrets with this label.

@@ -93,7 +93,7 @@ const (
 	// AnnotationCreatedBy records who created an object: on a HostedSecret, the
 	// Kubernetes user that stored it over HTTP (or, with kubectl, set to one's own name;
 	// config/admission refuses anyone else's); on a LeaderboardRow, the user that created
-	// it, set by the apiserver at admission (config/admission/row_created_by.yaml).
+	// it, set by the apiserver at admission (config/admission/row_metadata.yaml).
 	AnnotationCreatedBy = "hub.podium.dev/created-by"
 	// LabelRegistrySeat is on each of an organization's registry credential seats (a
 	// Lease): the seat's number. docs/secrets.md, "Registry credentials".

@@ -174,6 +174,10 @@ func run() error {
 	fmt.Println(">> applying the admission policies (config/admission), the org roles (config/rbac/org_roles.yaml) and config/samples")
 	for _, args := range [][]string{
 		{"apply", "-k", filepath.Join(root, "config", "admission")},
+		// Data kept from an earlier version may hold the three row policies that
+		// config/admission/row_metadata.yaml replaced (docs/deploy.md, "Upgrade").
+		{"delete", "mutatingadmissionpolicybinding,mutatingadmissionpolicy", "podium-row-created-by", "podium-row-updated-by",
+			"podium-row-board-label", "podium-row-board-label-removal", "--ignore-not-found"},
 		{"apply", "-f", filepath.Join(root, "config", "rbac", "org_roles.yaml")},
 		{"apply", "-k", filepath.Join(root, "config", "samples")},
 	} {

@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/csv"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +18,7 @@ var _ = Describe("row export --format csv", func() {
 		slug := org + "/bench/ranged"
 		cfg := write(home, "ranged.yaml", "package: "+org+"/bench\nname: ranged\ntitle: Ranged\n"+
 			"rank_by:\n  - accessor: metrics.accuracy\n    direction: desc\n    stderr: metrics.accuracy_stderr\n")
-		ok(home, "hub", "leaderboard", "create", "--config", cfg)
+		ok(home, "hub", "leaderboard", "create", "--config", cfg, "--visibility", "public")
 		rows := write(home, "rows.yaml", "rows:\n"+
 			"  - {metadata: {agent: '@alice'}, metrics: {accuracy: 0.80, accuracy_stderr: 0.02}}\n"+
 			"  - {metadata: {agent: bob}, metrics: {accuracy: 0.78, accuracy_stderr: 0.01}}\n"+
@@ -43,6 +45,19 @@ var _ = Describe("row export --format csv", func() {
 			got = append(got, strings.Join([]string{r[0], r[1], r[7]}, " "))
 		}
 		Expect(got).To(Equal([]string{"1 1 '@alice", "2 1 bob", "3 3 carol"}))
+
+		By("the same bytes as the operator's GET .../rows.csv: one encoder, one set of rows")
+		file, err := os.ReadFile(out)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(g Gomega) {
+			resp, err := http.Get(endpoint + "/v1/leaderboards/" + slug + "/rows.csv")
+			g.Expect(err).NotTo(HaveOccurred())
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+			g.Expect(string(body)).To(Equal(string(file)))
+		}).Should(Succeed())
 
 		By("the board file keeps the rule's uncertainty")
 		exp := filepath.Join(home, "exported.yaml")
