@@ -102,9 +102,11 @@ func intern(s string) string {
 // labels or annotations map (a one-entry map costs about 340 bytes), the owner
 // references (the same on every row of a board). Cached objects are read-only (the
 // informer's contract: readers get deep copies, or read them in place and never write),
-// so rows may share them. It keeps at most maxShared values, whose keys are at most
-// maxSharedKey bytes, and starts over when full: rows keep the copies they hold, so the
-// table bounds its own memory whatever values the rows carry.
+// so rows may share them; client-go transforms each object once, as it arrives, before
+// any reader sees it, so no shared value is written after it is handed out. It keeps
+// at most maxShared values, whose keys are at most maxSharedKey bytes, and starts over
+// when full: rows keep the copies they hold, so the table bounds its own memory
+// whatever values the rows carry.
 type shareTable[V any] struct {
 	mu sync.Mutex
 	m  map[string]V
