@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/health"
 	"podium.dev/podium/internal/scheme"
 )
 
@@ -142,26 +141,24 @@ func rowObject(lb *hubv1alpha1.Leaderboard, i int64) *hubv1alpha1.LeaderboardRow
 	}
 }
 
-// validStatus is the status the row controller writes for a valid row.
-// With Valid it sets the Ready condition through internal/health as the controller does:
-// without it, the controllers' start-up pass read and rewrote every row's status (a GET
-// and a PUT a row, each PUT an event the operator's informers and rank index took in),
-// which took minutes at 100,000 rows and overlapped the read's measurements.
+// validStatus is the status the row controller writes for a valid row: Valid and Ready
+// (internal/health), so that the controller, finding it right, writes nothing.
 func validStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) hubv1alpha1.LeaderboardRowStatus {
-	const msg = "metadata and metrics match the leaderboard's schemas"
-	st := hubv1alpha1.LeaderboardRowStatus{
+	now := metav1.Now()
+	cond := func(typ string) metav1.Condition {
+		return metav1.Condition{
+			Type: typ, Status: metav1.ConditionTrue, ObservedGeneration: row.Generation,
+			Reason: hubv1alpha1.ReasonValuesValid, Message: "metadata and metrics match the leaderboard's schemas",
+			LastTransitionTime: now,
+		}
+	}
+	return hubv1alpha1.LeaderboardRowStatus{
 		ID:                 string(row.UID),
 		ObservedGeneration: row.Generation,
 		UpdatedAt:          ptrTime(row.CreationTimestamp),
 		SchemaGeneration:   lb.Generation,
-		Conditions: []metav1.Condition{{
-			Type: hubv1alpha1.ConditionValid, Status: metav1.ConditionTrue, ObservedGeneration: row.Generation,
-			Reason: hubv1alpha1.ReasonValuesValid, Message: msg,
-			LastTransitionTime: metav1.Now(),
-		}},
+		Conditions:         []metav1.Condition{cond(hubv1alpha1.ConditionValid), cond(hubv1alpha1.ConditionReady)},
 	}
-	health.Set(&st.Conditions, row.Generation, health.Healthy, hubv1alpha1.ReasonValuesValid, msg)
-	return st
 }
 
 func ptrTime(t metav1.Time) *metav1.Time { return &t }

@@ -79,7 +79,12 @@ func BoardSlugValues(o client.Object) []string {
 
 // Register adds Podium's field indexes to the manager's cache.
 func Register(ctx context.Context, mgr manager.Manager) error {
-	fi := mgr.GetFieldIndexer()
+	return RegisterOn(ctx, mgr.GetFieldIndexer())
+}
+
+// RegisterOn adds Podium's field indexes to a cache (the manager's, or a cache built
+// alone, as the operator's memory benchmark does).
+func RegisterOn(ctx context.Context, fi client.FieldIndexer) error {
 	byUID := func(o client.Object) []string { return []string{string(o.GetUID())} }
 	for _, obj := range []client.Object{&hubv1alpha1.Dataset{}, &hubv1alpha1.Leaderboard{}, &hubv1alpha1.HostedSecret{}} {
 		if err := fi.IndexField(ctx, obj, UID, byUID); err != nil {
