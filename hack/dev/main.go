@@ -182,7 +182,7 @@ func run() error {
 		{"apply", "-k", filepath.Join(root, "config", "samples")},
 	} {
 		// A policy just created takes a few seconds to reach the apiserver's admission
-		// plugins (the row created-by policy answers 503 until then): retry a while.
+		// plugins (the row metadata policy answers 503 until then): retry a while.
 		for attempt := 1; ; attempt++ {
 			apply := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
 			apply.Stdout, apply.Stderr = os.Stdout, os.Stderr

@@ -65,8 +65,8 @@ func ApplyAdmission(ctx context.Context, cfg *rest.Config) error {
 }
 
 // awaitRowCreatedBy waits until a server-side dry-run create of a LeaderboardRow comes
-// back with its forged creator and last author replaced by the row created-by and
-// updated-by policies and its forged board label replaced by the board label policy.
+// back with its forged creator, last author and board label replaced by the row
+// metadata policy (config/admission/row_metadata.yaml).
 func awaitRowCreatedBy(ctx context.Context, c client.Client) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
