@@ -169,6 +169,12 @@ func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator
 		defer close(done)
 		op.err = mgr.Start(ctx)
 	}()
+	return op.awaitReady("the operator")
+}
+
+// awaitReady waits up to two minutes for the operator's /readyz to answer 200, or for
+// it to stop (op.Done closed) first; what names it in the errors.
+func (op *Operator) awaitReady(what string) (*Operator, error) {
 	deadline := time.After(2 * time.Minute)
 	for {
 		if resp, err := http.Get(op.BaseURL + "/readyz"); err == nil {
@@ -178,10 +184,10 @@ func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator
 			}
 		}
 		select {
-		case <-done:
-			return nil, fmt.Errorf("the operator stopped before it was ready: %w", op.err)
+		case <-op.Done:
+			return nil, fmt.Errorf("%s stopped before it was ready: %w", what, op.err)
 		case <-deadline:
-			return nil, fmt.Errorf("the operator was not ready within two minutes")
+			return nil, fmt.Errorf("%s was not ready within two minutes", what)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

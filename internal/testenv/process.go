@@ -3,10 +3,8 @@ package testenv
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,20 +67,5 @@ func StartOperatorProcess(ctx context.Context, env *envtest.Environment, cfg *re
 		op.err = cmd.Wait()
 		os.RemoveAll(dir)
 	}()
-	deadline := time.After(2 * time.Minute)
-	for {
-		if resp, err := http.Get(op.BaseURL + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return op, nil
-			}
-		}
-		select {
-		case <-done:
-			return nil, fmt.Errorf("the operator process stopped before it was ready: %w", op.err)
-		case <-deadline:
-			return nil, fmt.Errorf("the operator process was not ready within two minutes")
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return op.awaitReady("the operator process")
 }
