@@ -23,33 +23,12 @@ import (
 // The hosted secret commands talk to Podium's HTTP API (docs/cli.md, "Hosted secrets"):
 // the supersede decision, the org limit and the fingerprint live in the operator.
 
-// secretRecord is a hosted secret as GET /v1/secrets shows it.
-type secretRecord struct {
-	ID         string  `json:"id"`
-	Scope      string  `json:"scope"`
-	JobID      *string `json:"job_id"`
-	OrgID      string  `json:"org_id"`
-	EnvVar     string  `json:"env_var"`
-	Provider   *string `json:"provider"`
-	ValueLast4 string  `json:"value_last4"`
-	Status     string  `json:"status"`
-	CreatedAt  string  `json:"created_at"`
-	LastUsedAt *string `json:"last_used_at"`
-}
-
-// registryRecord is a registry credential as GET /v1/registry-credentials shows it.
-type registryRecord struct {
-	ID          string  `json:"id"`
-	OrgID       string  `json:"org_id"`
-	DisplayName string  `json:"display_name"`
-	Server      string  `json:"server"`
-	Username    string  `json:"username"`
-	Fingerprint string  `json:"fingerprint"`
-	ValueLast4  string  `json:"value_last4"`
-	Status      string  `json:"status"`
-	CreatedAt   string  `json:"created_at"`
-	LastUsedAt  *string `json:"last_used_at"`
-}
+// secretRecord and registryRecord are what GET /v1/secrets and GET
+// /v1/registry-credentials show: the API's own wire types.
+type (
+	secretRecord   = secrets.Record
+	registryRecord = secrets.RegistryRecord
+)
 
 // api returns the client of Podium's HTTP API: --endpoint, else PODIUM_ENDPOINT, else
 // the endpoint `auth login` recorded.
