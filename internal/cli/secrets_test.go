@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,14 +83,7 @@ func (m member) run(stdin string, env []string, args ...string) result {
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, cliTranscript), io.MultiWriter(&errb, cliTranscript)
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else {
-		Expect(err).NotTo(HaveOccurred())
-	}
+	code := exitCode(cmd.Run())
 	return result{out: out.String(), err: errb.String(), code: code}
 }
 

@@ -116,15 +116,20 @@ func podium(home string, args ...string) result {
 	cmd.Stdin = strings.NewReader("")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
+	code := exitCode(cmd.Run())
+	return result{out: out.String(), err: errb.String(), code: code}
+}
+
+// exitCode is the exit status of a command that ran (0 when err is nil); any other
+// error fails the test.
+func exitCode(err error) int {
+	GinkgoHelper()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else {
-		Expect(err).NotTo(HaveOccurred())
+		return ee.ExitCode()
 	}
-	return result{out: out.String(), err: errb.String(), code: code}
+	Expect(err).NotTo(HaveOccurred())
+	return 0
 }
 
 // ok runs podium and expects success.
