@@ -80,17 +80,19 @@ func BenchmarkWriteRatio(b *testing.B) {
 	// included) and one status update of the kind the operator writes, each by 16
 	// writers: what the apiserver and etcd spend on the two writes a row cannot do
 	// without, whatever the operator does.
-	floor := rowFloor(ctx, b, c, cpuNowFor(ctx, b, env, wcfg), n)
+	cpuAt := cpuNowFor(ctx, b, env, wcfg)
+	floor := rowFloor(ctx, b, c, cpuAt, n)
 	op, err := testenv.StartOperator(ctx, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	apiMetrics := func() map[string]float64 { return requestCounts(ctx, b, wcfg) }
 	apiHC, err := rest.HTTPClientFor(wcfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	cpuAt := cpuNowFor(ctx, b, env, wcfg)
+	apiMetrics := func() map[string]float64 {
+		return requestCounts(ctx, b, apiHC, strings.TrimSuffix(wcfg.Host, "/")+"/metrics")
+	}
 	newOrg := func(prefix string) (org, board string) {
 		org = fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: org}}); err != nil {
@@ -362,6 +364,25 @@ func (c cpu) per(before cpu, n int) string {
 
 // processCPU reads process_cpu_seconds_total from a /metrics endpoint.
 func processCPU(ctx context.Context, b *testing.B, hc *http.Client, url string) float64 {
+	cpu := -1.0
+	metricLines(ctx, b, hc, url, func(line string) {
+		if v, ok := strings.CutPrefix(line, "process_cpu_seconds_total "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cpu = f
+		}
+	})
+	if cpu < 0 {
+		b.Fatalf("%s: no process_cpu_seconds_total", url)
+	}
+	return cpu
+}
+
+// metricLines calls each with every line of the Prometheus text a /metrics endpoint
+// answers.
+func metricLines(ctx context.Context, b *testing.B, hc *http.Client, url string, each func(line string)) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -374,16 +395,11 @@ func processCPU(ctx context.Context, b *testing.B, hc *http.Client, url string) 
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "process_cpu_seconds_total "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return f
-		}
+		each(sc.Text())
 	}
-	b.Fatalf("%s: no process_cpu_seconds_total", url)
-	return 0
+	if err := sc.Err(); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // parallel runs do(0..n-1) on workers goroutines and fails b on the first error.
@@ -439,38 +455,23 @@ func readTotal(ctx context.Context, url string) (int, error) {
 }
 
 // requestCounts reads the apiserver's apiserver_request_total counter of mutating
-// requests, keyed "VERB resource[/subresource]".
-func requestCounts(ctx context.Context, b *testing.B, cfg *rest.Config) map[string]float64 {
-	rc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+"/metrics", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	resp, err := rc.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
+// requests (from its /metrics at url), keyed "VERB resource[/subresource]".
+func requestCounts(ctx context.Context, b *testing.B, hc *http.Client, url string) map[string]float64 {
 	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") {
-			continue
-		}
-		labels, value, ok := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
+	metricLines(ctx, b, hc, url, func(line string) {
+		rest, ok := strings.CutPrefix(line, "apiserver_request_total{")
 		if !ok {
-			continue
+			return
+		}
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !ok {
+			return
 		}
 		l := promLabels(labels)
 		switch l["verb"] {
 		case "POST", "PUT", "PATCH", "DELETE", "APPLY":
 		default:
-			continue
+			return
 		}
 		key := l["verb"] + " " + l["resource"]
 		if l["subresource"] != "" {
@@ -478,10 +479,10 @@ func requestCounts(ctx context.Context, b *testing.B, cfg *rest.Config) map[stri
 		}
 		v, err := strconv.ParseFloat(value, 64)
 		if err != nil {
-			continue
+			return
 		}
 		out[key] += v
-	}
+	})
 	return out
 }
 
