@@ -10,10 +10,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -30,8 +32,8 @@ const RunSecretUsesIndex = "podium.runSecretUses"
 // RunSecretReconciler looks after the run Secrets admission creates (internal/delivery):
 // it makes each one owned by its Job or Pod once that exists, deletes it when the run
 // finishes or is gone, when no run was ever created with it, and in any case at MaxAge,
-// and removes a revoked secret's value from the run Secrets of runs that have not
-// started yet. Jobs and Pods are cached only when admission labelled them
+// and removes a revoked, purged or deleted secret's value from the run Secrets of runs
+// that have not started yet. Jobs and Pods are cached only when admission labelled them
 // (hub.podium.dev/run-secret).
 type RunSecretReconciler struct {
 	Client    client.Client
@@ -67,7 +69,7 @@ func (r *RunSecretReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Man
 		For(&corev1.Secret{}, builder.WithPredicates(isRunSecret)).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(runToSecret)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runToSecret)).
-		Watches(&hubv1alpha1.HostedSecret{}, handler.EnqueueRequestsFromMapFunc(r.revokedToSecrets)).
+		Watches(&hubv1alpha1.HostedSecret{}, r.goneSecrets()).
 		Named("runsecret").
 		Complete(r)
 }
@@ -80,15 +82,45 @@ func runToSecret(_ context.Context, o client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 }
 
-// revokedToSecrets wakes the run Secrets holding a secret that is revoked.
-func (r *RunSecretReconciler) revokedToSecrets(ctx context.Context, o client.Object) []reconcile.Request {
-	hs, ok := o.(*hubv1alpha1.HostedSecret)
-	if !ok || hs.Status.State != hubv1alpha1.StateRevoked {
-		return nil
+// goneSecrets wakes the run Secrets holding a secret that is revoked (or superseded),
+// being deleted, or deleted (a purge over HTTP, kubectl delete): each of them drops its
+// value if its run has not started.
+func (r *RunSecretReconciler) goneSecrets() handler.EventHandler {
+	enqueue := func(ctx context.Context, o client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		hs, ok := o.(*hubv1alpha1.HostedSecret)
+		if !ok {
+			return
+		}
+		for _, req := range r.secretsUsing(ctx, hs) {
+			q.Add(req)
+		}
 	}
+	gone := func(hs client.Object) bool {
+		s, ok := hs.(*hubv1alpha1.HostedSecret)
+		return ok && (s.Status.State == hubv1alpha1.StateRevoked || s.DeletionTimestamp != nil)
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if gone(e.Object) {
+				enqueue(ctx, e.Object, q)
+			}
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if gone(e.ObjectNew) {
+				enqueue(ctx, e.ObjectNew, q)
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.Object, q)
+		},
+	}
+}
+
+// secretsUsing are the run Secrets holding a value of hs.
+func (r *RunSecretReconciler) secretsUsing(ctx context.Context, hs *hubv1alpha1.HostedSecret) []reconcile.Request {
 	list := &corev1.SecretList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(hs.Namespace), client.MatchingFields{RunSecretUsesIndex: string(hs.UID)}); err != nil {
-		logf.FromContext(ctx).Error(err, "Listing the run Secrets of a revoked secret failed", "hostedSecret", client.ObjectKeyFromObject(hs))
+		logf.FromContext(ctx).Error(err, "Listing the run Secrets of a revoked or deleted secret failed", "hostedSecret", client.ObjectKeyFromObject(hs))
 		return nil
 	}
 	reqs := make([]reconcile.Request, len(list.Items))
@@ -206,8 +238,9 @@ func (r *RunSecretReconciler) adopt(ctx context.Context, s *corev1.Secret, kind 
 	return nil
 }
 
-// dropRevoked removes from a run Secret the values of secrets revoked since delivery, so
-// that a run that has not started yet never gets them.
+// dropRevoked removes from a run Secret the values of secrets revoked, superseded,
+// purged or deleted since delivery, so that a run that has not started yet never gets
+// them.
 func (r *RunSecretReconciler) dropRevoked(ctx context.Context, s *corev1.Secret) error {
 	used := delivery.ParseUsed(s.Annotations[hubv1alpha1.AnnotationRunHostedSecrets])
 	var keep []delivery.UsedSecret
@@ -218,7 +251,7 @@ func (r *RunSecretReconciler) dropRevoked(ctx context.Context, s *corev1.Secret)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		if err == nil && hs.UID == u.UID && hs.Status.State != hubv1alpha1.StateRevoked {
+		if err == nil && hs.UID == u.UID && hs.Status.State != hubv1alpha1.StateRevoked && hs.DeletionTimestamp == nil {
 			keep = append(keep, u)
 			continue
 		}
@@ -231,9 +264,9 @@ func (r *RunSecretReconciler) dropRevoked(ctx context.Context, s *corev1.Secret)
 	delivery.DropValues(want.Data, dropped)
 	want.Annotations[hubv1alpha1.AnnotationRunHostedSecrets] = delivery.FormatUsed(keep)
 	if err := r.Client.Update(ctx, want); err != nil { // carries the resourceVersion read
-		return fmt.Errorf("removing revoked values from run Secret %s/%s: %w", s.Namespace, s.Name, err)
+		return fmt.Errorf("removing revoked or deleted values from run Secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
-	logf.FromContext(ctx).Info("Removed revoked secrets from a run Secret", "secret", client.ObjectKeyFromObject(s), "envVars", dropped)
+	logf.FromContext(ctx).Info("Removed revoked or deleted secrets from a run Secret", "secret", client.ObjectKeyFromObject(s), "envVars", dropped)
 	return nil
 }
 

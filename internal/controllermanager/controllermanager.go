@@ -36,6 +36,10 @@ type Options struct {
 	Controllers []string
 	// Output receives the process's log; nil discards it.
 	Output io.Writer
+	// ServiceAccountCredentials runs each controller as its own ServiceAccount of
+	// kube-system (--use-service-account-credentials, as clusters usually do), which
+	// kube-controller-manager creates and gets tokens for itself.
+	ServiceAccountCredentials bool
 }
 
 // Process is a running kube-controller-manager.
@@ -74,7 +78,7 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		"--bind-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(port),
 		"--cert-dir="+certDir,
-		"--use-service-account-credentials=false",
+		"--use-service-account-credentials="+strconv.FormatBool(o.ServiceAccountCredentials),
 	)
 	cmd.Stdout, cmd.Stderr = out, out
 	// Never outlive the process that started it, even when it dies without stopping us.

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -63,45 +66,110 @@ func benchSetup(b *testing.B) {
 	benchStarted = true
 }
 
-// BenchmarkAdmission creates Jobs through the apiserver as an org member and reports the
-// latency of the create call (p50, p99): a Job asking for two secrets (one stored, one
-// missing: the webhook resolves both, creates the run Secret and records last_used_at)
-// beside a Job that asks for nothing (never sent to the webhook).
+// runSecretBindings are the bindings of the run Secret admission policies
+// (config/admission/run_secret_*.yaml).
+var runSecretBindings = []string{"podium-run-secret-binding", "podium-granted-secrets"}
+
+// setIsolation removes the run Secret policies' bindings (on false) or puts them back (on
+// true), and waits until the apiserver acts accordingly for p in ns.
+func setIsolation(b *testing.B, on bool, p person, ns string) {
+	b.Helper()
+	if on {
+		if err := testenv.ApplyAdmission(ctx, cfg); err != nil {
+			b.Fatal(err)
+		}
+		return
+	}
+	for _, name := range runSecretBindings {
+		if err := k8sClient.Delete(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}); client.IgnoreNotFound(err) != nil {
+			b.Fatal(err)
+		}
+	}
+	naming := pod("probe", nil)
+	naming.Spec.Containers[0].Env = []corev1.EnvVar{envRefTo("podium-run-benchprobe", "X")}
+	for deadline := time.Now().Add(time.Minute); ; {
+		_, err := p.CS.CoreV1().Pods(ns).Create(ctx, naming, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the run Secret policies still act a minute after their bindings were deleted: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// BenchmarkAdmission creates Jobs and Pods through the apiserver as an org member and
+// reports the latency of the create call (p50, p99), first without the run Secret
+// policies (their bindings deleted: what delivery cost before them), then with them
+// (isolation): a Job asking for two secrets (one stored, one missing: the webhook
+// resolves both, creates the run Secret and records last_used_at), a Job that asks for
+// nothing (never sent to the webhook), and a Pod that asks for nothing and names no run
+// Secret. The namespace holds grantedSecrets Secrets granted to hosted secrets: the
+// granted Secret policy evaluates its rule once per such Secret.
 func BenchmarkAdmission(b *testing.B) {
 	benchSetup(b)
 	o := newOrg("bench")
 	p := newPerson(o, "runner")
 	store(p, map[string]any{"env_var": "ANTHROPIC_API_KEY", "value": "sk-ant-bench-000000000000"})
-	for _, tc := range []struct {
-		name        string
-		annotations map[string]string
-	}{
-		{"unannotated", nil},
-		{"annotated", map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY,OPENAI_API_KEY", hubv1alpha1.AnnotationModels: "anthropic/claude-opus-4"}},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			durations := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := range b.N {
-				j := job(fmt.Sprintf("%s-%d-%d", tc.name, b.N, i), tc.annotations)
-				start := time.Now()
-				created, err := p.CS.BatchV1().Jobs(o.Name).Create(ctx, j, metav1.CreateOptions{})
-				durations = append(durations, time.Since(start))
-				if err != nil {
-					b.Fatal(err)
+	const grantedSecrets = 5
+	for i := range grantedSecrets {
+		if err := k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: fmt.Sprintf("declared-%d", i),
+			Labels: map[string]string{hubv1alpha1.LabelHostedSecret: fmt.Sprintf("declared-%d", i)}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	asks := map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY,OPENAI_API_KEY", hubv1alpha1.AnnotationModels: "anthropic/claude-opus-4"}
+	for _, isolation := range []bool{false, true} {
+		setIsolation(b, isolation, p, o.Name)
+		phase := map[bool]string{false: "before-isolation", true: "isolation"}[isolation]
+		for _, tc := range []struct {
+			name        string
+			annotations map[string]string
+			pod         bool
+		}{
+			{"job-unannotated", nil, false},
+			{"job-delivery", asks, false},
+			{"pod-unannotated", nil, true},
+		} {
+			b.Run(phase+"/"+tc.name, func(b *testing.B) {
+				durations := make([]time.Duration, 0, b.N)
+				b.ResetTimer()
+				for i := range b.N {
+					name := fmt.Sprintf("%s-%s-%d-%d", phase, tc.name, b.N, i)
+					var labels map[string]string
+					start := time.Now()
+					var err error
+					if tc.pod {
+						var created *corev1.Pod
+						created, err = p.CS.CoreV1().Pods(o.Name).Create(ctx, pod(name, tc.annotations), metav1.CreateOptions{})
+						if err == nil {
+							labels = created.Labels
+						}
+					} else {
+						var created *batchv1.Job
+						created, err = p.CS.BatchV1().Jobs(o.Name).Create(ctx, job(name, tc.annotations), metav1.CreateOptions{})
+						if err == nil {
+							labels = created.Labels
+						}
+					}
+					durations = append(durations, time.Since(start))
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, ok := labels[hubv1alpha1.LabelRunSecret]; ok != (tc.annotations != nil) {
+						b.Fatalf("run Secret label present: %v", ok)
+					}
 				}
-				if _, ok := created.Labels[hubv1alpha1.LabelRunSecret]; ok != (tc.annotations != nil) {
-					b.Fatalf("run Secret label present: %v", ok)
+				b.StopTimer()
+				p.warnings.take()
+				slices.Sort(durations)
+				q := func(f float64) float64 {
+					return float64(durations[int(f*float64(len(durations)-1))].Microseconds()) / 1000
 				}
-			}
-			b.StopTimer()
-			p.warnings.take()
-			slices.Sort(durations)
-			q := func(f float64) float64 {
-				return float64(durations[int(f*float64(len(durations)-1))].Microseconds()) / 1000
-			}
-			b.ReportMetric(q(0.5), "p50-ms")
-			b.ReportMetric(q(0.99), "p99-ms")
-		})
+				b.ReportMetric(q(0.5), "p50-ms")
+				b.ReportMetric(q(0.99), "p99-ms")
+			})
+		}
 	}
 }

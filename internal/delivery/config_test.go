@@ -4,16 +4,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/delivery"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -41,11 +44,35 @@ var _ = Describe("The shipped webhook configuration", func() {
 			}
 			return err.Error()
 		}).Should(ContainSubstring(`failed calling webhook "runs.delivery.hub.podium.dev"`), "a run asking for secrets is refused, naming the webhook")
+		naming := pod("naming", nil)
+		naming.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "podium-run-bcdfghjklmnp"}}
+		_, err = p.CS.CoreV1().Pods(o.Name).Create(ctx, naming, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		Expect(err).To(MatchError(ContainSubstring(`failed calling webhook "runs.delivery.hub.podium.dev"`)), "so is a Pod that names a run Secret")
+		tmpl := job("templated", nil)
+		tmpl.Spec.Template.Annotations = map[string]string{hubv1alpha1.AnnotationRequester: "forged"}
+		_, err = p.CS.BatchV1().Jobs(o.Name).Create(ctx, tmpl, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		Expect(err).To(MatchError(ContainSubstring(`failed calling webhook "runs.delivery.hub.podium.dev"`)), "and a template carrying what admission records")
 		_, err = p.CS.CoreV1().Pods(o.Name).Create(ctx, pod("plain", nil), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred(), "a Pod that asks for nothing is never sent to the webhook")
 		j := job("plain", nil)
 		_, err = p.CS.BatchV1().Jobs(o.Name).Create(ctx, j, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred(), "neither is such a Job")
+	})
+
+	It("names the same workload controllers as the run Secret admission policies and the webhook", func() {
+		quoted := regexp.MustCompile(`'(system:[^']+)'`)
+		for _, f := range []string{"admission/run_secret_binding.yaml", "admission/run_secret_granted.yaml"} {
+			data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", f))
+			Expect(err).NotTo(HaveOccurred())
+			var names []string
+			for _, m := range quoted.FindAllStringSubmatch(string(data), -1) {
+				names = append(names, m[1])
+			}
+			Expect(names).To(ConsistOf(delivery.WorkloadControllers), f)
+		}
+		data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "webhook", "manifests.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring("request.userInfo.username != '" + delivery.JobControllerUser + "'"))
 	})
 
 	It("renders in config/default and, with cert-manager, in config/certmanager", func() {

@@ -345,11 +345,13 @@ var _ = Describe("Delivery into Pods", func() {
 		Expect(created.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, bob.User))
 		Expect(created.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationDelivered, "OPENAI_API_KEY"))
 
-		By("but not a Pod it creates for anything else")
-		loose, err := kcm.CoreV1().Pods(acme.Name).Create(ctx, pod("kcm-loose", owner.Spec.Template.Annotations), metav1.CreateOptions{})
+		By("a Pod it creates from another template (a ReplicaSet's) is a run of the requester admission recorded there")
+		loose, err := kcm.CoreV1().Pods(acme.Name).Create(ctx, pod("kcm-loose", map[string]string{
+			hubv1alpha1.AnnotationRequester: bob.User, hubv1alpha1.AnnotationSecrets: "OPENAI_API_KEY"}), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(loose.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, "system:kube-controller-manager"))
-		Expect(loose.Annotations).NotTo(HaveKey(hubv1alpha1.AnnotationDelivered))
+		Expect(loose.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, bob.User))
+		Expect(loose.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationDelivered, "OPENAI_API_KEY"))
+		Expect(loose.Labels[hubv1alpha1.LabelRunSecret]).NotTo(Equal(created.Labels[hubv1alpha1.LabelRunSecret]))
 	})
 
 	It("leaves the Pods of the Job controller as their template made them", func() {

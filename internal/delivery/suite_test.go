@@ -22,6 +22,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"podium.dev/podium/internal/controllermanager"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
@@ -34,6 +35,7 @@ var (
 	ctx       context.Context
 	cancel    context.CancelFunc
 	op        *testenv.Operator
+	workloads *controllermanager.Process
 )
 
 // orphanGrace is the test operator's wait for a run that never appears.
@@ -57,6 +59,10 @@ var _ = BeforeSuite(func() {
 	clientset, err = kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
+	// The controllers that make Pods from templates, as their own ServiceAccounts. The
+	// Jobs of the tests that play the Job controller themselves name another manager.
+	workloads, err = testenv.StartWorkloadControllers(ctx, testEnv, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
 	Expect(k8sClient.Create(ctx, runSubmitterRole())).To(Succeed())
 	op, err = testenv.StartOperatorWithDelivery(ctx, cfg, orphanGrace)
 	Expect(err).NotTo(HaveOccurred())
@@ -69,19 +75,25 @@ var _ = AfterSuite(func() {
 	if op != nil {
 		<-op.Done
 	}
+	if workloads != nil {
+		workloads.Stop()
+	}
 	if testEnv != nil {
 		Expect(testEnv.Stop()).To(Succeed())
 	}
 })
 
-// runSubmitterRole lets a person create and change Jobs and Pods (what an org's
-// platform team grants; the org roles are about Podium's own kinds).
+// runSubmitterRole lets a person create and change Pods and every kind that holds a pod
+// template (what an org's platform team grants; the org roles are about Podium's own
+// kinds). It grants nothing on Secrets.
 func runSubmitterRole() *rbacv1.ClusterRole {
+	verbs := []string{"get", "list", "create", "update", "patch", "delete"}
 	return &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-run-submitter"},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "create", "update", "patch", "delete"}},
-			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "create", "update", "patch", "delete"}},
+			{APIGroups: []string{"batch"}, Resources: []string{"jobs", "cronjobs"}, Verbs: verbs},
+			{APIGroups: []string{"apps"}, Resources: []string{"deployments", "replicasets", "statefulsets", "daemonsets"}, Verbs: verbs},
+			{APIGroups: []string{""}, Resources: []string{"pods", "pods/ephemeralcontainers", "podtemplates", "replicationcontrollers"}, Verbs: verbs},
 		},
 	}
 }

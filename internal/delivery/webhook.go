@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,7 +18,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
 
-// WebhookPath is where the operator serves the mutating webhook of Jobs and Pods.
+// WebhookPath is where the operator serves the mutating webhook of runs and templates.
 const WebhookPath = "/mutate-podium-runs"
 
 // JobControllerUser is the user kube-controller-manager's Job controller creates Pods
@@ -27,20 +26,19 @@ const WebhookPath = "/mutate-podium-runs"
 // carry what admission of their Job recorded in the template.
 const JobControllerUser = "system:serviceaccount:kube-system:job-controller"
 
-// ControllerManagerUser is who the Job controller creates Pods as when
-// kube-controller-manager runs without --use-service-account-credentials. Its requests
-// are sent (matchConditions cannot tell its Job controller from its other controllers);
-// a Pod it creates for a Job keeps what its template recorded.
+// ControllerManagerUser is who every controller of kube-controller-manager acts as when
+// it runs without --use-service-account-credentials. Its requests are sent
+// (matchConditions cannot tell its Job controller from its other controllers); a Pod it
+// creates for a Job keeps what its template recorded.
 const ControllerManagerUser = "system:kube-controller-manager"
 
-var (
-	jobResource = metav1.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
-	podResource = metav1.GroupVersionResource{Version: "v1", Resource: "pods"}
-)
-
-// Injector is the admission handler: on create it records the requester, resolves what
-// the run asks for, creates the run Secret and points the pod spec at it; on update it
-// keeps what admission recorded.
+// Injector is the admission handler. On create of a run (a Job or Pod) it records the
+// requester, resolves what the run asks for, creates the run Secret and points the pod
+// spec at it; on create of a template kind (CronJob, Deployment, ReplicaSet,
+// StatefulSet, DaemonSet, ReplicationController, PodTemplate) it records the requester
+// on the template, for the runs its controller makes from it. On update it keeps what
+// admission recorded, except that whoever changes a template kind's template becomes
+// its requester.
 type Injector struct {
 	Resolver *Resolver
 	// Client creates run Secrets.
@@ -53,32 +51,29 @@ type Injector struct {
 
 var _ admission.Handler = &Injector{}
 
-// run is the part of a Job or Pod admission works on.
+// run is the part of an object admission works on.
 type run struct {
 	kind string
 	obj  runtime.Object
 	meta *metav1.ObjectMeta
-	// template is the Job's pod template metadata (nil for a Pod).
-	template *metav1.ObjectMeta
-	spec     *corev1.PodSpec
+	// templates are the metadata of the object's templates, outermost first: a Job's
+	// pod template; a CronJob's job template and its pod template; nil for a Pod.
+	templates []*metav1.ObjectMeta
+	// spec is the pod spec (nil for a ReplicationController without a template).
+	spec *corev1.PodSpec
 }
 
 func (in *Injector) decode(req admission.Request, raw runtime.RawExtension) (*run, error) {
-	switch req.Resource {
-	case jobResource:
-		j := &batchv1.Job{}
-		if err := in.Decoder.DecodeRaw(raw, j); err != nil {
-			return nil, err
-		}
-		return &run{kind: KindJob, obj: j, meta: &j.ObjectMeta, template: &j.Spec.Template.ObjectMeta, spec: &j.Spec.Template.Spec}, nil
-	case podResource:
-		p := &corev1.Pod{}
-		if err := in.Decoder.DecodeRaw(raw, p); err != nil {
-			return nil, err
-		}
-		return &run{kind: KindPod, obj: p, meta: &p.ObjectMeta, spec: &p.Spec}, nil
+	k, ok := workloadKinds[req.Resource]
+	if !ok {
+		return nil, nil
 	}
-	return nil, nil
+	obj := k.new()
+	if err := in.Decoder.DecodeRaw(raw, obj); err != nil {
+		return nil, err
+	}
+	meta, templates, spec := k.parts(obj)
+	return &run{kind: k.kind, obj: obj, meta: meta, templates: templates, spec: spec}, nil
 }
 
 // Handle answers one admission request.
@@ -104,11 +99,24 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 		return admission.Allowed("")
 	}
 	requester := req.UserInfo.Username
-	if r.kind == KindPod && (requester == JobControllerUser || requester == ControllerManagerUser) && controlledByJob(r.meta) {
-		return admission.Allowed("") // a Job's Pod: its template carries what admission of the Job recorded
+	if IsWorkloadController(requester) {
+		// A built-in controller copies what it creates from a template admission saw.
+		if !isRun(r.kind) || (r.kind == KindPod && controlledByJob(r.meta)) || recordsDelivery(r.meta) {
+			return admission.Allowed("") // a Job's Pod, a Deployment's ReplicaSet: as the template made it
+		}
+		// A CronJob's Job, a ReplicaSet's or StatefulSet's Pod: a run of whoever
+		// admission recorded on its template.
+		requester = r.meta.Annotations[hubv1alpha1.AnnotationRequester]
+		if requester == "" {
+			r.forget()
+			return patched(req, r, nil)
+		}
 	}
 	r.forget()
 	r.record(hubv1alpha1.AnnotationRequester, requester)
+	if !isRun(r.kind) {
+		return patched(req, r, askedTooHigh(r))
+	}
 	if !Asks(r.meta.Annotations) {
 		return patched(req, r, nil)
 	}
@@ -153,7 +161,9 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 }
 
 // update keeps what admission recorded at create: a client may not change the requester,
-// the delivered list or the run Secret a Job or Pod is linked to.
+// the delivered list or the run Secret a run is linked to. Whoever changes a template
+// kind's template (not a built-in controller) becomes its requester: the runs made from
+// it from then on run what that user asked for, with that user's secrets.
 func (in *Injector) update(req admission.Request) admission.Response {
 	cur, err := in.decode(req, req.Object)
 	if err != nil {
@@ -167,13 +177,20 @@ func (in *Injector) update(req admission.Request) admission.Response {
 		return admission.Allowed("")
 	}
 	cur.forget()
+	if !isRun(cur.kind) && !IsWorkloadController(req.UserInfo.Username) && templateChanged(old, cur) {
+		cur.record(hubv1alpha1.AnnotationRequester, req.UserInfo.Username)
+		return patched(req, cur, askedTooHigh(cur))
+	}
 	for _, k := range recordedAnnotations {
 		if v, ok := old.meta.Annotations[k]; ok {
 			setMap(&cur.meta.Annotations, k, v)
 		}
-		if cur.template != nil && old.template != nil {
-			if v, ok := old.template.Annotations[k]; ok {
-				setMap(&cur.template.Annotations, k, v)
+		for i, t := range cur.templates {
+			if i >= len(old.templates) {
+				break
+			}
+			if v, ok := old.templates[i].Annotations[k]; ok {
+				setMap(&t.Annotations, k, v)
 			}
 		}
 	}
@@ -181,6 +198,28 @@ func (in *Injector) update(req admission.Request) admission.Response {
 		setMap(&cur.meta.Labels, hubv1alpha1.LabelRunSecret, v)
 	}
 	return patched(req, cur, nil)
+}
+
+// recordsDelivery says whether m carries what admission records on a run it delivered
+// into (copied from a Job's pod template onto its Pods).
+func recordsDelivery(m *metav1.ObjectMeta) bool {
+	_, env := m.Annotations[hubv1alpha1.AnnotationDelivered]
+	_, reg := m.Annotations[hubv1alpha1.AnnotationDeliveredRegistry]
+	return env || reg
+}
+
+// askedTooHigh warns when a template kind asks for secrets on its own metadata, which
+// its controller does not copy: the ask belongs on the template its runs copy.
+func askedTooHigh(r *run) []string {
+	if len(r.templates) == 0 || !Asks(r.meta.Annotations) || Asks(r.templates[0].Annotations) {
+		return nil
+	}
+	where := "spec.template.metadata.annotations"
+	if r.kind == KindCronJob {
+		where = "spec.jobTemplate.metadata.annotations"
+	}
+	return []string{fmt.Sprintf("%s and %s on a %s are read from %s, which its runs copy; on the %s itself they are ignored",
+		hubv1alpha1.AnnotationSecrets, hubv1alpha1.AnnotationRegistryCredentials, r.kind, where, r.kind)}
 }
 
 func controlledByJob(m *metav1.ObjectMeta) bool {
@@ -194,27 +233,24 @@ func controlledByJob(m *metav1.ObjectMeta) bool {
 
 var recordedAnnotations = []string{hubv1alpha1.AnnotationRequester, hubv1alpha1.AnnotationDelivered, hubv1alpha1.AnnotationDeliveredRegistry}
 
-// forget removes every recorded annotation and label a client may have supplied.
+// forget removes every recorded annotation and label a client may have supplied, on
+// the object and its templates.
 func (r *run) forget() {
-	for _, k := range recordedAnnotations {
-		delete(r.meta.Annotations, k)
-		if r.template != nil {
-			delete(r.template.Annotations, k)
+	for _, m := range append([]*metav1.ObjectMeta{r.meta}, r.templates...) {
+		for _, k := range recordedAnnotations {
+			delete(m.Annotations, k)
 		}
-	}
-	delete(r.meta.Labels, hubv1alpha1.LabelRunSecret)
-	if r.template != nil {
-		// Pods of a Job must not look like the owner of a run Secret.
-		delete(r.template.Labels, hubv1alpha1.LabelRunSecret)
+		// A template's runs must not look like the owner of a run Secret.
+		delete(m.Labels, hubv1alpha1.LabelRunSecret)
 	}
 }
 
-// record sets a recorded annotation on the object and, for a Job, on its pod template,
-// so that the Pods its controller creates carry it.
+// record sets a recorded annotation on the object and its templates, so that what its
+// controller makes from them carries it.
 func (r *run) record(key, value string) {
 	setMap(&r.meta.Annotations, key, value)
-	if r.template != nil {
-		setMap(&r.template.Annotations, key, value)
+	for _, t := range r.templates {
+		setMap(&t.Annotations, key, value)
 	}
 }
 

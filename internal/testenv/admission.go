@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,6 +62,9 @@ func ApplyAdmission(ctx context.Context, cfg *rest.Config) error {
 	if err := awaitOwnershipPolicy(ctx, c, cfg); err != nil {
 		return err
 	}
+	if err := awaitRunSecretPolicies(ctx, c, cfg); err != nil {
+		return err
+	}
 	return awaitRowCreatedBy(ctx, c)
 }
 
@@ -95,16 +99,18 @@ func awaitRowCreatedBy(ctx context.Context, c client.Client) error {
 	}
 }
 
-// probeUser is the user awaitOwnershipPolicy acts as: allowed by RBAC to create
-// HostedSecrets, so that only the admission policy can refuse it.
+// probeUser is the user the policy probes act as: allowed by RBAC to create
+// HostedSecrets and Pods, so that only an admission policy can refuse it.
 const probeUser = "podium:admission-probe"
 
-// awaitOwnershipPolicy waits until a server-side dry-run create of a HostedSecret
-// naming another owner is refused by the ownership policy.
-func awaitOwnershipPolicy(ctx context.Context, c client.Client, cfg *rest.Config) error {
+// probeClient is a client acting as probeUser, with the RBAC that user needs.
+func probeClient(ctx context.Context, c client.Client, cfg *rest.Config) (client.Client, error) {
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "podium-admission-probe"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{hubv1alpha1.GroupVersion.Group}, Resources: []string{"hostedsecrets"}, Verbs: []string{"create"}}},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{hubv1alpha1.GroupVersion.Group}, Resources: []string{"hostedsecrets"}, Verbs: []string{"create"}},
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create"}},
+		},
 	}
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "podium-admission-probe"},
@@ -113,17 +119,18 @@ func awaitOwnershipPolicy(ctx context.Context, c client.Client, cfg *rest.Config
 	}
 	for _, o := range []client.Object{role, binding} {
 		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
-			return err
+			return nil, err
 		}
 	}
-	defer func() {
-		_ = c.Delete(context.Background(), binding)
-		_ = c.Delete(context.Background(), role)
-	}()
-
 	probeCfg := rest.CopyConfig(cfg)
 	probeCfg.Impersonate = rest.ImpersonationConfig{UserName: probeUser}
-	probe, err := client.New(probeCfg, client.Options{Scheme: scheme.Scheme})
+	return client.New(probeCfg, client.Options{Scheme: scheme.Scheme})
+}
+
+// awaitOwnershipPolicy waits until a server-side dry-run create of a HostedSecret
+// naming another owner is refused by the ownership policy.
+func awaitOwnershipPolicy(ctx context.Context, c client.Client, cfg *rest.Config) error {
+	probe, err := probeClient(ctx, c, cfg)
 	if err != nil {
 		return err
 	}
@@ -134,18 +141,60 @@ func awaitOwnershipPolicy(ctx context.Context, c client.Client, cfg *rest.Config
 			SecretRef: hubv1alpha1.SecretValueRef{Name: "admission-probe"},
 		},
 	}
+	return awaitRefused(ctx, "the HostedSecret ownership policy", func() error { return probe.Create(ctx, hs.DeepCopy(), client.DryRunAll) }, "spec.owner")
+}
+
+// GrantedProbeSecret is a Secret of the namespace default granted to a hosted secret
+// (label hub.podium.dev/hosted-secret) that ApplyAdmission creates to see the granted
+// Secret policy enforced. It holds no value.
+const GrantedProbeSecret = "podium-admission-probe-granted"
+
+// awaitRunSecretPolicies waits until server-side dry-run creates of Pods naming another
+// run's Secret and a granted Secret are refused by the run Secret policies
+// (config/admission/run_secret_*.yaml): the second one only once the apiserver has seen
+// its params.
+func awaitRunSecretPolicies(ctx context.Context, c client.Client, cfg *rest.Config) error {
+	probe, err := probeClient(ctx, c, cfg)
+	if err != nil {
+		return err
+	}
+	granted := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: GrantedProbeSecret,
+		Labels: map[string]string{hubv1alpha1.LabelHostedSecret: "admission-probe"}}}
+	if err := c.Create(ctx, granted); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	podNaming := func(secret string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "admission-probe"},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox", Env: []corev1.EnvVar{{Name: "PROBE",
+				ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "PROBE"}}}}}}},
+		}
+	}
+	if err := awaitRefused(ctx, "the run Secret binding policy", func() error {
+		return probe.Create(ctx, podNaming("podium-run-admissionprobe"), client.DryRunAll)
+	}, "podium-run-binding"); err != nil {
+		return err
+	}
+	return awaitRefused(ctx, "the granted Secret policy", func() error {
+		return probe.Create(ctx, podNaming(GrantedProbeSecret), client.DryRunAll)
+	}, "podium-granted-secret")
+}
+
+// awaitRefused retries create (at most 30 s) until it is refused as Forbidden with a
+// message containing want.
+func awaitRefused(ctx context.Context, what string, create func() error, want string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err := probe.Create(ctx, hs.DeepCopy(), client.DryRunAll)
+		err := create()
 		var status apierrors.APIStatus
-		if apierrors.IsForbidden(err) && errors.As(err, &status) && strings.Contains(status.Status().Message, "spec.owner") {
+		if apierrors.IsForbidden(err) && errors.As(err, &status) && strings.Contains(status.Status().Message, want) {
 			return nil
 		}
 		if time.Now().After(deadline) {
 			if err == nil {
 				err = errors.New("the create was allowed")
 			}
-			return fmt.Errorf("the HostedSecret ownership policy was not enforced within 30 s (last answer: %w)", err)
+			return fmt.Errorf("%s was not enforced within 30 s (last answer: %w)", what, err)
 		}
 		select {
 		case <-ctx.Done():

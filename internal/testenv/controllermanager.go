@@ -16,6 +16,26 @@ import (
 // its rows; a deleted namespace goes away). Its log goes to out (nil discards it). Stop
 // it before env.
 func StartControllerManager(ctx context.Context, env *envtest.Environment, out io.Writer) (*controllermanager.Process, error) {
+	return startControllerManager(ctx, env, out, controllermanager.Options{})
+}
+
+// WorkloadControllers are the controllers of kube-controller-manager that make Pods (and
+// a CronJob's Jobs, a Deployment's ReplicaSets) from templates, with the garbage
+// collector.
+var WorkloadControllers = []string{
+	"job-controller", "cronjob-controller", "deployment-controller", "replicaset-controller",
+	"statefulset-controller", "daemonset-controller", "replicationcontroller-controller",
+	"garbage-collector-controller",
+}
+
+// StartWorkloadControllers runs kube-controller-manager's WorkloadControllers against
+// env, each as its own ServiceAccount (--use-service-account-credentials): the users a
+// real cluster's controllers create Pods as. There is no kubelet: the Pods stay pending.
+func StartWorkloadControllers(ctx context.Context, env *envtest.Environment, out io.Writer) (*controllermanager.Process, error) {
+	return startControllerManager(ctx, env, out, controllermanager.Options{Controllers: WorkloadControllers, ServiceAccountCredentials: true})
+}
+
+func startControllerManager(ctx context.Context, env *envtest.Environment, out io.Writer, o controllermanager.Options) (*controllermanager.Process, error) {
 	admin, err := env.AddUser(envtest.User{Name: "kube-controller-manager", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return nil, err
@@ -33,9 +53,6 @@ func StartControllerManager(ctx context.Context, env *envtest.Environment, out i
 	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
 		return nil, err
 	}
-	return controllermanager.Start(ctx, controllermanager.Options{
-		Binary:     controllermanager.BinaryIn(env.BinaryAssetsDirectory),
-		Kubeconfig: kubeconfig,
-		Output:     out,
-	})
+	o.Binary, o.Kubeconfig, o.Output = controllermanager.BinaryIn(env.BinaryAssetsDirectory), kubeconfig, out
+	return controllermanager.Start(ctx, o)
 }

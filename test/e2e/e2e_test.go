@@ -497,4 +497,102 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "run Secret %s: %v", runSecret, err)
 		}).WithTimeout(time.Minute).Should(Succeed())
 	})
+
+	It("never starts a hostile member's Pod naming another run's Secret, and a purge empties a pending run's Secret", func() {
+		const ns, envVar = "e2e-isolation", "E2E_ALICE_KEY"
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = cs.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: "run-submitter", Namespace: ns},
+			Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "create"}},
+				{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "create"}},
+			},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		clientFor := func(sa string) (*kubernetes.Clientset, string) {
+			_, err := cs.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: sa + "-runs", Namespace: ns},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "run-submitter"},
+				Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			token, err := testenv.ServiceAccountToken(ctx, cs, ns, sa, "podium-org-member")
+			Expect(err).NotTo(HaveOccurred())
+			rc := rest.AnonymousClientConfig(cfg)
+			rc.BearerToken = token
+			k, err := kubernetes.NewForConfig(rc)
+			Expect(err).NotTo(HaveOccurred())
+			return k, token
+		}
+		alice, aliceToken := clientFor("alice")
+		mallory, _ := clientFor("mallory")
+
+		raw := make([]byte, 24)
+		_, err = rand.Read(raw)
+		Expect(err).NotTo(HaveOccurred())
+		value := "sk-e2e-alice-" + hex.EncodeToString(raw)
+		c := newClient()
+		Eventually(func(g Gomega) {
+			code, body, err := do(c, http.MethodPost, "/v1/secrets", aliceToken, map[string]string{"env_var": envVar, "value": value})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(code).To(Equal(http.StatusCreated), "%s", body)
+		}).WithTimeout(time.Minute).Should(Succeed())
+
+		By("alice's Job, suspended: its run is pending")
+		job := &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: "alice-pending", Namespace: ns, Annotations: map[string]string{"hub.podium.dev/secrets": envVar}},
+			Spec: batchv1.JobSpec{
+				Suspend: ptr.To(true),
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers:    []corev1.Container{{Name: "agent", Image: jobImage, ImagePullPolicy: corev1.PullNever, Args: []string{envVar}}},
+				}},
+			},
+		}
+		var created *batchv1.Job
+		Eventually(func(g Gomega) {
+			var err error
+			created, err = alice.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) {
+				created, err = alice.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+		}).WithTimeout(time.Minute).Should(Succeed())
+		runSecret := created.Labels["hub.podium.dev/run-secret"]
+		Expect(runSecret).To(HavePrefix("podium-run-"))
+
+		By("mallory's Pod naming alice's run Secret is refused: it never exists, so it never starts")
+		stolen := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "stolen", Namespace: ns},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
+				Name: "agent", Image: jobImage, ImagePullPolicy: corev1.PullNever, Args: []string{envVar},
+				Env: []corev1.EnvVar{{Name: envVar, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: runSecret}, Key: envVar}}}},
+			}}},
+		}
+		Eventually(func(g Gomega) {
+			_, err := mallory.CoreV1().Pods(ns).Create(ctx, stolen, metav1.CreateOptions{})
+			g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+			g.Expect(err.Error()).To(ContainSubstring("podium-run-binding"))
+			g.Expect(err.Error()).NotTo(ContainSubstring(value))
+		}).WithTimeout(time.Minute).Should(Succeed())
+		_, err = cs.CoreV1().Pods(ns).Get(ctx, "stolen", metav1.GetOptions{})
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
+
+		By("alice purges her key: it is gone from the pending run's Secret within seconds")
+		Expect(func() map[string][]byte {
+			s, err := cs.CoreV1().Secrets(ns).Get(ctx, runSecret, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			return s.Data
+		}()).To(HaveKeyWithValue(envVar, []byte(value)))
+		code, body, err := do(c, http.MethodDelete, "/v1/secrets", aliceToken, map[string]any{"env_var": envVar, "purge": true})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusOK), "%s", body)
+		Eventually(func(g Gomega) {
+			s, err := cs.CoreV1().Secrets(ns).Get(ctx, runSecret, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(s.Data).NotTo(HaveKey(envVar))
+		}).WithTimeout(10 * time.Second).Should(Succeed())
+	})
 })
