@@ -157,11 +157,17 @@ var (
 		d, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{GenerateName: "harmless-"},
 			Spec: appsv1.DeploymentSpec{Selector: selector, Replicas: ptr.To[int32](0), Template: alwaysRestart(podTemplate())}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		for _, m := range mods {
-			m(&d.Spec.Template.Spec)
+		for {
+			for _, m := range mods {
+				m(&d.Spec.Template.Spec)
+			}
+			_, err = cs.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{})
+			if !apierrors.IsConflict(err) { // the Deployment controller wrote its status meanwhile
+				return err
+			}
+			d, err = cs.AppsV1().Deployments(ns).Get(ctx, d.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
 		}
-		_, err = cs.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{})
-		return err
 	}
 	// asEphemeral creates a harmless Pod, then adds an ephemeral container holding the
 	// reference (its first container's env and envFrom).
@@ -197,7 +203,7 @@ func refusedBy(err error, rule string, values ...string) {
 // granted to a hosted secret, or the registry credentials of their own run Secret is
 // refused, naming the object and the rule and no value; alice's own Pod, Job,
 // Deployment and CronJob still get her key, through the real workload controllers.
-var _ = Describe("Run Secret isolation", Ordered, func() {
+var _ = Describe("Run Secret isolation", Ordered, ContinueOnFailure, func() {
 	var acme org
 	var alice, mallory, nora person
 	var aliceRun, granted string
