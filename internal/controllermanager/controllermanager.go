@@ -36,6 +36,11 @@ type Options struct {
 	Controllers []string
 	// Output receives the process's log; nil discards it.
 	Output io.Writer
+	// ServiceAccountCredentials runs each controller with its own ServiceAccount's
+	// credentials (--use-service-account-credentials), as most clusters do: its requests
+	// then come as system:serviceaccount:kube-system:<controller>, with that controller's
+	// bootstrap RBAC role. Otherwise every controller acts as the kubeconfig's user.
+	ServiceAccountCredentials bool
 }
 
 // Process is a running kube-controller-manager.
@@ -74,7 +79,7 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		"--bind-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(port),
 		"--cert-dir="+certDir,
-		"--use-service-account-credentials=false",
+		"--use-service-account-credentials="+strconv.FormatBool(o.ServiceAccountCredentials),
 	)
 	cmd.Stdout, cmd.Stderr = out, out
 	// Never outlive the process that started it, even when it dies without stopping us.
