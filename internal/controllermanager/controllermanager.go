@@ -36,9 +36,10 @@ type Options struct {
 	Controllers []string
 	// Output receives the process's log; nil discards it.
 	Output io.Writer
-	// ServiceAccountCredentials runs each controller as its own ServiceAccount of
-	// kube-system (--use-service-account-credentials, as clusters usually do), which
-	// kube-controller-manager creates and gets tokens for itself.
+	// ServiceAccountCredentials runs each controller with its own ServiceAccount's
+	// credentials (--use-service-account-credentials), as most clusters do: its requests
+	// then come as system:serviceaccount:kube-system:<controller>, with that controller's
+	// bootstrap RBAC role. Otherwise every controller acts as the kubeconfig's user.
 	ServiceAccountCredentials bool
 }
 

@@ -65,6 +65,9 @@ func ApplyAdmission(ctx context.Context, cfg *rest.Config) error {
 	if err := awaitRunSecretPolicies(ctx, c, cfg); err != nil {
 		return err
 	}
+	if err := awaitRunPolicies(ctx, c, cfg); err != nil {
+		return err
+	}
 	return awaitRowCreatedBy(ctx, c)
 }
 
@@ -195,6 +198,90 @@ func awaitRefused(ctx context.Context, what string, create func() error, want st
 				err = errors.New("the create was allowed")
 			}
 			return fmt.Errorf("%s was not enforced within 30 s (last answer: %w)", what, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// awaitRunPolicies waits until the run policies (config/admission/run_integrity.yaml,
+// run_identity.yaml) are enforced: as probeUser, a server-side dry-run create of a Pod
+// running as a ServiceAccount that stands for a Podium user, and a dry-run update of the
+// image of a PodTemplate recorded as another requester's delivered run, are both refused.
+func awaitRunPolicies(ctx context.Context, c client.Client, cfg *rest.Config) error {
+	const ns, name = "default", "podium-admission-probe-runs"
+	user := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{hubv1alpha1.GroupVersion.Group}, Resources: []string{"hostedsecrets"}, Verbs: []string{"create"}}},
+	}
+	userBinding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-user"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: name}},
+	}
+	runsRole := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-runs"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "podtemplates"}, Verbs: []string{"create", "update"}}},
+	}
+	probeBinding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-runs"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: runsRole.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: probeUser}},
+	}
+	delivered := &corev1.PodTemplate{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{
+				Labels:      map[string]string{"hub.podium.dev/run-secret": "podium-run-probe"},
+				Annotations: map[string]string{"hub.podium.dev/requester": "someone-else"},
+			},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "probe:1"}}},
+		},
+	}
+	objs := []client.Object{user, role, userBinding, runsRole, probeBinding, delivered}
+	for _, o := range objs {
+		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	defer func() {
+		for i := len(objs) - 1; i >= 0; i-- {
+			_ = c.Delete(context.Background(), objs[i])
+		}
+	}()
+
+	probeCfg := rest.CopyConfig(cfg)
+	probeCfg.Impersonate = rest.ImpersonationConfig{UserName: probeUser}
+	probe, err := client.New(probeCfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	refused := func(err error, rule string) bool {
+		var status apierrors.APIStatus
+		return apierrors.IsForbidden(err) && errors.As(err, &status) && strings.Contains(status.Status().Message, rule)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec:       corev1.PodSpec{ServiceAccountName: name, Containers: []corev1.Container{{Name: "c", Image: "probe:1"}}},
+		}
+		errIdentity := probe.Create(ctx, pod, client.DryRunAll)
+		changed := &corev1.PodTemplate{}
+		errIntegrity := c.Get(ctx, client.ObjectKeyFromObject(delivered), changed)
+		if errIntegrity == nil {
+			changed.Template.Spec.Containers[0].Image = "probe:2"
+			errIntegrity = probe.Update(ctx, changed, client.DryRunAll)
+		}
+		if refused(errIdentity, "users cannot be impersonated") && refused(errIntegrity, "cannot be changed under its owner") {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the run admission policies were not enforced within 30 s (last answers: %v; %v)", errIdentity, errIntegrity)
 		}
 		select {
 		case <-ctx.Done():
