@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -90,6 +91,7 @@ type ReadOptions struct {
 type Read struct {
 	o      ReadOptions
 	pages  *lru.Cache[pageKey, *page]
+	access boardres.Access
 	boards boardIndex
 	rows   RowFinder
 	// csv makes readers of a board's CSV that arrive together share one encoding.
@@ -101,7 +103,11 @@ func NewRead(o ReadOptions) *Read {
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = 64 << 20
 	}
-	return &Read{o: o, pages: newPageCache(o.CacheBytes)}
+	rd := &Read{o: o, pages: newPageCache(o.CacheBytes)}
+	if o.Reviewer != nil {
+		rd.access.Reviewer = o.Reviewer
+	}
+	return rd
 }
 
 // readRequest is the body of a read. Pointers tell a missing field from a zero one.
@@ -356,47 +362,30 @@ func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool
 	_, _ = w.Write(cached.body)
 }
 
-// find returns the board the target names, from the cache's field indexes, or the same
-// 404 whether it is missing or private and the caller may not read it.
+// find returns the board the target names, from the cache's field indexes, if the
+// caller may read it (boardres.Access), else the refusal every reader gives.
 func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, error) {
-	// Built only when needed: the hot path of a public read allocates as little as it can.
-	notFound := func() error { return apierr.NotFound("leaderboard %s not found", t) }
 	lb, err := rd.lookup(ctx, t)
 	if err != nil {
 		rd.o.Log.Error(err, "Looking up a leaderboard in the cache failed", "target", t.String())
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the leaderboard cannot be read now; try again")
 	}
-	if lb != nil && !index.Servable(lb) {
-		lb = nil // named another org's dataset: answered like a missing board
-	}
-	if lb != nil && lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
-		return lb, nil
-	}
-	caller := authn.CallerFrom(ctx)
-	if caller.Anonymous || rd.o.Reviewer == nil {
-		return nil, notFound()
-	}
-	// A missing board is authorized just like a private one, so that an authenticated
-	// caller cannot tell the two apart by how long the 404 takes (a review costs
-	// milliseconds; docs/http-api.md, "Private boards").
-	attrs := authn.Attributes{Verb: "get", Resource: "leaderboards"}
-	if lb != nil {
-		attrs.Namespace, attrs.Name = lb.Namespace, lb.Name
-	} else if t.id != "" {
-		attrs.Namespace, attrs.Name = caller.ServiceAccountNamespace, t.id
-	} else {
-		attrs.Namespace, _, _ = strings.Cut(t.pkg, "/")
-		attrs.Name = t.name
-	}
-	ok, err := rd.o.Reviewer.Allowed(ctx, caller, attrs)
+	lb, err = rd.access.Board(ctx, boardres.Asked{ID: t.id, Package: t.pkg, Name: t.name}, lb)
 	if err != nil {
-		rd.o.Log.Error(err, "Authorizing a private leaderboard read failed", "user", caller.User)
-		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the read cannot be authorized now; try again")
-	}
-	if !ok || lb == nil {
-		return nil, notFound()
+		return nil, rd.refusal(ctx, err, func() error { return apierr.NotFound("leaderboard %s not found", t) })
 	}
 	return lb, nil
+}
+
+// refusal is how the JSON readers answer a refusal of boardres.Access: notFound (built
+// only when needed: the hot path of a public read allocates as little as it can) for
+// ErrNotFound, whatever its cause; a 503 naming nothing when the review failed.
+func (rd *Read) refusal(ctx context.Context, err error, notFound func() error) error {
+	if errors.Is(err, boardres.ErrNotFound) {
+		return notFound()
+	}
+	rd.o.Log.Error(err, "Authorizing a leaderboard read failed", "user", authn.CallerFrom(ctx).User)
+	return apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the read cannot be authorized now; try again")
 }
 
 // noDeepCopy: the read only reads the cached board (UnsafeDisableDeepCopy).

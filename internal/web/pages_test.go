@@ -20,6 +20,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/scheme"
@@ -118,7 +119,7 @@ func newFixture(t *testing.T, ranked map[types.UID]Ranked, objs ...client.Object
 	t.Helper()
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).
 		WithIndex(&hubv1alpha1.Leaderboard{}, index.BoardSlug, func(o client.Object) []string {
-			if s := index.Slug(o.(*hubv1alpha1.Leaderboard)); s != "" {
+			if s := boardres.Slug(o.(*hubv1alpha1.Leaderboard)); s != "" {
 				return []string{s}
 			}
 			return nil
