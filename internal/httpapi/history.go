@@ -181,6 +181,31 @@ func (f *RowFinder) Row(ctx context.Context, c client.Reader, lb *hubv1alpha1.Le
 	return nil, nil
 }
 
+// ByUID returns the row with this UID on any board, or nil: read-only. Rows have no UID
+// index, so it walks every cached row, and always all of them, so that how long it
+// takes does not tell where (or whether) the row is.
+func (f *RowFinder) ByUID(ctx context.Context, c client.Reader, uid types.UID) (*hubv1alpha1.LeaderboardRow, error) {
+	var found *hubv1alpha1.LeaderboardRow
+	if idx := f.get(ctx, c); idx != nil {
+		for _, o := range idx.List() {
+			if row, ok := o.(*hubv1alpha1.LeaderboardRow); ok && row.UID == uid {
+				found = row
+			}
+		}
+		return found, nil
+	}
+	var list hubv1alpha1.LeaderboardRowList
+	if err := c.List(ctx, &list, &client.ListOptions{UnsafeDisableDeepCopy: &noDeepCopy}); err != nil {
+		return nil, err
+	}
+	for i := range list.Items {
+		if list.Items[i].UID == uid {
+			found = &list.Items[i]
+		}
+	}
+	return found, nil
+}
+
 // get returns the LeaderboardRow informer's indexer once it is usable, or nil.
 func (f *RowFinder) get(ctx context.Context, c client.Reader) toolscache.Indexer {
 	if p := f.indexer.Load(); p != nil {

@@ -26,10 +26,15 @@ import (
 	"podium.dev/podium/internal/wire"
 )
 
-// Paging of the public read (docs/http-api.md).
+// Paging of the public read (docs/http-api.md, "Paging"). A read that gives page or
+// page_size gets that page (page_size DefaultPageSize when only page is given). A read
+// that gives neither gets the whole board, as one page of MaxPageSize rows, when the
+// board has at most WholeBoardMax ranked rows, and a 400 telling it to page otherwise:
+// never a silent cut (clients that send neither treat the answer as the whole board).
 const (
 	DefaultPageSize = 50
 	MaxPageSize     = 1000
+	WholeBoardMax   = MaxPageSize
 )
 
 // ReadPath is the public leaderboard read.
@@ -124,6 +129,9 @@ type target struct {
 	id         string // lowercase UUID, or ""
 	pkg, name  string
 	page, size int64
+	// whole: the read gave neither page nor page_size (page 1 of MaxPageSize rows, the
+	// whole board or a 400).
+	whole bool
 }
 
 func (t target) String() string {
@@ -164,6 +172,10 @@ func parseRead(r *http.Request) (target, error) {
 			return t, apierr.BadRequest("name", "must not be empty")
 		}
 		t.pkg, t.name = req.pkg, req.name
+	}
+	t.whole = !req.hasPage && !req.hasSize
+	if t.whole {
+		t.size = MaxPageSize
 	}
 	if req.hasPage {
 		if req.page < 1 {
@@ -256,12 +268,16 @@ func parseGET(r *http.Request) (target, error) {
 	if err != nil {
 		return t, apierr.BadRequest("", "the query string could not be parsed")
 	}
+	t.whole, t.size = true, MaxPageSize
 	for k, v := range q {
 		if k != "page" && k != "page_size" {
 			return t, apierr.BadRequest(k, "unknown query parameter; known: page, page_size")
 		}
 		if len(v) > 1 {
 			return t, apierr.BadRequest(k, "must be given at most once")
+		}
+		if t.whole { // a page is asked for: DefaultPageSize unless page_size says
+			t.whole, t.size = false, DefaultPageSize
 		}
 		n, err := strconv.ParseInt(v[0], 10, 64)
 		switch {
@@ -321,6 +337,13 @@ func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool
 	var version uint64
 	if board != nil {
 		version = board.Version()
+		if t.whole && board.Len() > WholeBoardMax {
+			if get {
+				w.Header()["Cache-Control"] = cacheNoStore
+			}
+			apierr.Write(w, tooLargeForOneRead(board.Len()))
+			return
+		}
 	}
 	// Everything a response depends on: the rows (version), the definition and its
 	// resolved status (resourceVersion) and the page asked for.
@@ -360,6 +383,13 @@ func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool
 	h["Content-Length"] = cached.contentLength
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(cached.body)
+}
+
+// tooLargeForOneRead is the answer to a read without page and page_size of a board of
+// more than WholeBoardMax rows.
+func tooLargeForOneRead(total int) error {
+	return apierr.BadRequest("page", "the leaderboard has %d rows, more than the %d a read without page and page_size returns; "+
+		"read it in pages (page from 1, page_size up to %d, until pagination.total_pages)", total, WholeBoardMax, MaxPageSize)
 }
 
 // find returns the board the target names, from the cache's field indexes, if the
