@@ -33,24 +33,42 @@ func BoardSlugValues(o client.Object) []string {
 	return nil
 }
 
-// Register adds Podium's field indexes to the manager's cache.
+// Field is one field index of the manager's cache: the kind it indexes, its name (what
+// a MatchingFields selector names) and the values an object is found by.
+type Field struct {
+	Object client.Object
+	Name   string
+	Values client.IndexerFunc
+}
+
+// Fields are the field indexes of Podium's records, the one list Register adds to the
+// manager's cache and tests give a fake client (WithIndex), so that a test cannot
+// index a record differently from the operator.
+func Fields() []Field {
+	byUID := func(o client.Object) []string { return []string{string(o.GetUID())} }
+	return []Field{
+		{&hubv1alpha1.Dataset{}, UID, byUID},
+		{&hubv1alpha1.Leaderboard{}, UID, byUID},
+		{&hubv1alpha1.HostedSecret{}, UID, byUID},
+		{&hubv1alpha1.Leaderboard{}, BoardSlug, BoardSlugValues},
+		{&hubv1alpha1.LeaderboardRow{}, RowBoard, func(o client.Object) []string {
+			return []string{o.(*hubv1alpha1.LeaderboardRow).Spec.Leaderboard}
+		}},
+	}
+}
+
+// Register adds Fields to the manager's cache.
 func Register(ctx context.Context, mgr manager.Manager) error {
 	return RegisterOn(ctx, mgr.GetFieldIndexer())
 }
 
-// RegisterOn adds Podium's field indexes to a cache (the manager's, or a cache built
-// alone, as the operator's memory benchmark does).
+// RegisterOn adds Fields to a cache (the manager's, or a cache built alone, as the
+// operator's memory benchmark does).
 func RegisterOn(ctx context.Context, fi client.FieldIndexer) error {
-	byUID := func(o client.Object) []string { return []string{string(o.GetUID())} }
-	for _, obj := range []client.Object{&hubv1alpha1.Dataset{}, &hubv1alpha1.Leaderboard{}, &hubv1alpha1.HostedSecret{}} {
-		if err := fi.IndexField(ctx, obj, UID, byUID); err != nil {
+	for _, f := range Fields() {
+		if err := fi.IndexField(ctx, f.Object, f.Name, f.Values); err != nil {
 			return err
 		}
 	}
-	if err := fi.IndexField(ctx, &hubv1alpha1.Leaderboard{}, BoardSlug, BoardSlugValues); err != nil {
-		return err
-	}
-	return fi.IndexField(ctx, &hubv1alpha1.LeaderboardRow{}, RowBoard, func(o client.Object) []string {
-		return []string{o.(*hubv1alpha1.LeaderboardRow).Spec.Leaderboard}
-	})
+	return nil
 }

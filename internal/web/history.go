@@ -9,8 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/boardres"
+	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/rowhistory"
 )
 
