@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/ranking"
 )
@@ -106,7 +107,7 @@ func (r *LeaderboardReconciler) gather(ctx context.Context, lb *hubv1alpha1.Lead
 	if f.dataset, f.datasetElsewhere, err = r.findDataset(ctx, lb); err != nil {
 		return f, err
 	}
-	slug := index.Slug(lb)
+	slug := boardres.Slug(lb)
 	if slug == "" && f.dataset != nil {
 		slug = f.dataset.Namespace + "/" + f.dataset.Name + "/" + lb.Spec.Name
 	}
@@ -227,7 +228,7 @@ func (r *LeaderboardReconciler) boardsWithSameSlug(ctx context.Context, o client
 	if !ok {
 		return nil
 	}
-	slug := index.Slug(lb)
+	slug := boardres.Slug(lb)
 	if slug == "" {
 		return nil
 	}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	. "github.com/onsi/gomega"
 )
 
 // devRun is one podium-dev process of the test, with its output collected.
@@ -172,18 +174,14 @@ func TestDevBehavesLikeACluster(t *testing.T) {
 
 	t.Run("deleting a board deletes its rows (garbage collector)", func(t *testing.T) {
 		sel := "hub.podium.dev/leaderboard=terminal-bench-nightly"
-		if n := kubectl("get", "lbrow", "-n", "demo", "-l", sel, "-o", "name"); n == "" {
-			t.Fatal("the sample board has no rows")
-		}
+		g := NewWithT(t)
+		// The samples' rows are created after Podium reports it is running: wait for them
+		// before deleting their board, or there is nothing to collect.
+		g.Eventually(func() string { return kubectl("get", "lbrow", "-n", "demo", "-l", sel, "-o", "name") }).
+			WithTimeout(2*time.Minute).WithPolling(250*time.Millisecond).ShouldNot(BeEmpty(), "the sample board's rows")
 		kubectl("delete", "lb", "-n", "demo", "terminal-bench-nightly")
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
-			if kubectl("get", "lbrow", "-n", "demo", "-l", sel, "-o", "name") == "" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the rows are still there a minute after their board was deleted")
-			}
-		}
+		g.Eventually(func() string { return kubectl("get", "lbrow", "-n", "demo", "-l", sel, "-o", "name") }).
+			WithTimeout(time.Minute).WithPolling(250*time.Millisecond).Should(BeEmpty(), "the rows a minute after their board was deleted")
 	})
 
 	t.Run("a killed operator is started again", func(t *testing.T) {

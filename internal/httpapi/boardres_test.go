@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/boardres/boardrestest"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/scheme"
@@ -36,7 +37,7 @@ func TestReadServesSlugOwner(t *testing.T) {
 
 			idx := toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, toolscache.Indexers{
 				slugIndexName: func(obj any) ([]string, error) {
-					slug := index.Slug(obj.(*hubv1alpha1.Leaderboard))
+					slug := boardres.Slug(obj.(*hubv1alpha1.Leaderboard))
 					return []string{allNamespaces + slug, obj.(*hubv1alpha1.Leaderboard).Namespace + "/" + slug}, nil
 				},
 			})

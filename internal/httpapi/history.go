@@ -17,9 +17,8 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
-	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
-	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/rowhistory"
 )
 
@@ -32,9 +31,9 @@ const (
 )
 
 // ServeHistory implements the row history read: the change history of one row
-// (rowhistory.Served), with the board's visibility rules. Anyone may read the history
-// of a row the public read shows (a ranked row of a public board); any other row's
-// history is for those who may read the board's private rows (get leaderboards in its
+// (rowhistory.Served), with the rule of boardres.Access: anyone may read the history of
+// a row the public read shows (a ranked row of a public board); any other row's history
+// is for those who may read the board's private rows (get leaderboards in its
 // namespace), and everyone else gets the same 404 as for a missing row. User names are
 // shown where the read shows created_by (ShowsAuthors). Public answers are cacheable
 // like the GET read; others are private, no-store; errors are never stored.
@@ -63,25 +62,15 @@ func (rd *Read) ServeHistory(w http.ResponseWriter, r *http.Request) {
 		fail(apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the row cannot be read now; try again"))
 		return
 	}
-	public := PublicRow(lb, row)
-	if !public && lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
-		// A row the public read does not show (hidden, invalid, or missing): members
-		// only, authorized whether or not it exists, as find does for boards.
-		ok, err := rd.member(r.Context(), lb)
-		if err != nil {
-			fail(err)
-			return
-		}
-		if !ok {
-			row = nil
-		}
+	public := boardres.PublicRow(lb, row)
+	if row, err = rd.access.Row(r.Context(), lb, row); err != nil {
+		fail(rd.refusal(r.Context(), err, func() error { return notFound }))
+		return
 	}
-	if row != nil {
-		if row, err = Full(r.Context(), rd.o.API, row); err != nil {
-			rd.o.Log.Error(err, "Reading a leaderboard row failed", "leaderboard", client.ObjectKeyFromObject(lb))
-			fail(apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the row cannot be read now; try again"))
-			return
-		}
+	if row, err = Full(r.Context(), rd.o.API, row); err != nil {
+		rd.o.Log.Error(err, "Reading a leaderboard row failed", "leaderboard", client.ObjectKeyFromObject(lb))
+		fail(apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the row cannot be read now; try again"))
+		return
 	}
 	if row == nil {
 		fail(notFound)
@@ -133,26 +122,6 @@ func parseHistory(r *http.Request) (target, string, error) {
 		return t, "", apierr.BadRequest("", "the row history takes no query parameters")
 	}
 	return t, strings.ToLower(row), nil
-}
-
-// PublicRow says whether anyone may read a row's history: the public read shows the row
-// (a ranked row of a public board). Any other row's history is for members.
-func PublicRow(lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) bool {
-	return lb.Spec.Visibility == hubv1alpha1.VisibilityPublic && row != nil && ranking.Ranked(row)
-}
-
-// member says whether the caller may read the board's private rows.
-func (rd *Read) member(ctx context.Context, lb *hubv1alpha1.Leaderboard) (bool, error) {
-	caller := authn.CallerFrom(ctx)
-	if caller.Anonymous || rd.o.Reviewer == nil {
-		return false, nil
-	}
-	ok, err := rd.o.Reviewer.Allowed(ctx, caller, authn.Attributes{Verb: "get", Resource: "leaderboards", Namespace: lb.Namespace, Name: lb.Name})
-	if err != nil {
-		rd.o.Log.Error(err, "Authorizing a row history read failed", "user", caller.User)
-		return false, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the read cannot be authorized now; try again")
-	}
-	return ok, nil
 }
 
 // rowIndexName is controller-runtime's name of the spec.leaderboard field index.
@@ -210,6 +179,31 @@ func (f *RowFinder) Row(ctx context.Context, c client.Reader, lb *hubv1alpha1.Le
 		}
 	}
 	return nil, nil
+}
+
+// ByUID returns the row with this UID on any board, or nil: read-only. Rows have no UID
+// index, so it walks every cached row, and always all of them, so that how long it
+// takes does not tell where (or whether) the row is.
+func (f *RowFinder) ByUID(ctx context.Context, c client.Reader, uid types.UID) (*hubv1alpha1.LeaderboardRow, error) {
+	var found *hubv1alpha1.LeaderboardRow
+	if idx := f.get(ctx, c); idx != nil {
+		for _, o := range idx.List() {
+			if row, ok := o.(*hubv1alpha1.LeaderboardRow); ok && row.UID == uid {
+				found = row
+			}
+		}
+		return found, nil
+	}
+	var list hubv1alpha1.LeaderboardRowList
+	if err := c.List(ctx, &list, &client.ListOptions{UnsafeDisableDeepCopy: &noDeepCopy}); err != nil {
+		return nil, err
+	}
+	for i := range list.Items {
+		if list.Items[i].UID == uid {
+			found = &list.Items[i]
+		}
+	}
+	return found, nil
 }
 
 // get returns the LeaderboardRow informer's indexer once it is usable, or nil.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -25,10 +26,15 @@ import (
 	"podium.dev/podium/internal/wire"
 )
 
-// Paging of the public read (docs/http-api.md).
+// Paging of the public read (docs/http-api.md, "Paging"). A read that gives page or
+// page_size gets that page (page_size DefaultPageSize when only page is given). A read
+// that gives neither gets the whole board, as one page of MaxPageSize rows, when the
+// board has at most WholeBoardMax ranked rows, and a 400 telling it to page otherwise:
+// never a silent cut (clients that send neither treat the answer as the whole board).
 const (
 	DefaultPageSize = 50
 	MaxPageSize     = 1000
+	WholeBoardMax   = MaxPageSize
 )
 
 // ReadPath is the public leaderboard read.
@@ -90,6 +96,7 @@ type ReadOptions struct {
 type Read struct {
 	o      ReadOptions
 	pages  *lru.Cache[pageKey, *page]
+	access boardres.Access
 	boards boardIndex
 	rows   RowFinder
 	// csv makes readers of a board's CSV that arrive together share one encoding.
@@ -101,7 +108,11 @@ func NewRead(o ReadOptions) *Read {
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = 64 << 20
 	}
-	return &Read{o: o, pages: newPageCache(o.CacheBytes)}
+	rd := &Read{o: o, pages: newPageCache(o.CacheBytes)}
+	if o.Reviewer != nil {
+		rd.access.Reviewer = o.Reviewer
+	}
+	return rd
 }
 
 // readRequest is the body of a read. Pointers tell a missing field from a zero one.
@@ -118,6 +129,9 @@ type target struct {
 	id         string // lowercase UUID, or ""
 	pkg, name  string
 	page, size int64
+	// whole: the read gave neither page nor page_size (page 1 of MaxPageSize rows, the
+	// whole board or a 400).
+	whole bool
 }
 
 func (t target) String() string {
@@ -158,6 +172,10 @@ func parseRead(r *http.Request) (target, error) {
 			return t, apierr.BadRequest("name", "must not be empty")
 		}
 		t.pkg, t.name = req.pkg, req.name
+	}
+	t.whole = !req.hasPage && !req.hasSize
+	if t.whole {
+		t.size = MaxPageSize
 	}
 	if req.hasPage {
 		if req.page < 1 {
@@ -250,12 +268,16 @@ func parseGET(r *http.Request) (target, error) {
 	if err != nil {
 		return t, apierr.BadRequest("", "the query string could not be parsed")
 	}
+	t.whole, t.size = true, MaxPageSize
 	for k, v := range q {
 		if k != "page" && k != "page_size" {
 			return t, apierr.BadRequest(k, "unknown query parameter; known: page, page_size")
 		}
 		if len(v) > 1 {
 			return t, apierr.BadRequest(k, "must be given at most once")
+		}
+		if t.whole { // a page is asked for: DefaultPageSize unless page_size says
+			t.whole, t.size = false, DefaultPageSize
 		}
 		n, err := strconv.ParseInt(v[0], 10, 64)
 		switch {
@@ -315,6 +337,13 @@ func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool
 	var version uint64
 	if board != nil {
 		version = board.Version()
+		if t.whole && board.Len() > WholeBoardMax {
+			if get {
+				w.Header()["Cache-Control"] = cacheNoStore
+			}
+			apierr.Write(w, tooLargeForOneRead(board.Len()))
+			return
+		}
 	}
 	// Everything a response depends on: the rows (version), the definition and its
 	// resolved status (resourceVersion) and the page asked for.
@@ -356,47 +385,37 @@ func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool
 	_, _ = w.Write(cached.body)
 }
 
-// find returns the board the target names, from the cache's field indexes, or the same
-// 404 whether it is missing or private and the caller may not read it.
+// tooLargeForOneRead is the answer to a read without page and page_size of a board of
+// more than WholeBoardMax rows.
+func tooLargeForOneRead(total int) error {
+	return apierr.BadRequest("page", "the leaderboard has %d rows, more than the %d a read without page and page_size returns; "+
+		"read it in pages (page from 1, page_size up to %d, until pagination.total_pages)", total, WholeBoardMax, MaxPageSize)
+}
+
+// find returns the board the target names, from the cache's field indexes, if the
+// caller may read it (boardres.Access), else the refusal every reader gives.
 func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, error) {
-	// Built only when needed: the hot path of a public read allocates as little as it can.
-	notFound := func() error { return apierr.NotFound("leaderboard %s not found", t) }
 	lb, err := rd.lookup(ctx, t)
 	if err != nil {
 		rd.o.Log.Error(err, "Looking up a leaderboard in the cache failed", "target", t.String())
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the leaderboard cannot be read now; try again")
 	}
-	if lb != nil && !index.Servable(lb) {
-		lb = nil // named another org's dataset: answered like a missing board
-	}
-	if lb != nil && lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
-		return lb, nil
-	}
-	caller := authn.CallerFrom(ctx)
-	if caller.Anonymous || rd.o.Reviewer == nil {
-		return nil, notFound()
-	}
-	// A missing board is authorized just like a private one, so that an authenticated
-	// caller cannot tell the two apart by how long the 404 takes (a review costs
-	// milliseconds; docs/http-api.md, "Private boards").
-	attrs := authn.Attributes{Verb: "get", Resource: "leaderboards"}
-	if lb != nil {
-		attrs.Namespace, attrs.Name = lb.Namespace, lb.Name
-	} else if t.id != "" {
-		attrs.Namespace, attrs.Name = caller.ServiceAccountNamespace, t.id
-	} else {
-		attrs.Namespace, _, _ = strings.Cut(t.pkg, "/")
-		attrs.Name = t.name
-	}
-	ok, err := rd.o.Reviewer.Allowed(ctx, caller, attrs)
+	lb, err = rd.access.Board(ctx, boardres.Asked{ID: t.id, Package: t.pkg, Name: t.name}, lb)
 	if err != nil {
-		rd.o.Log.Error(err, "Authorizing a private leaderboard read failed", "user", caller.User)
-		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the read cannot be authorized now; try again")
-	}
-	if !ok || lb == nil {
-		return nil, notFound()
+		return nil, rd.refusal(ctx, err, func() error { return apierr.NotFound("leaderboard %s not found", t) })
 	}
 	return lb, nil
+}
+
+// refusal is how the JSON readers answer a refusal of boardres.Access: notFound (built
+// only when needed: the hot path of a public read allocates as little as it can) for
+// ErrNotFound, whatever its cause; a 503 naming nothing when the review failed.
+func (rd *Read) refusal(ctx context.Context, err error, notFound func() error) error {
+	if errors.Is(err, boardres.ErrNotFound) {
+		return notFound()
+	}
+	rd.o.Log.Error(err, "Authorizing a leaderboard read failed", "user", authn.CallerFrom(ctx).User)
+	return apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the read cannot be authorized now; try again")
 }
 
 // noDeepCopy: the read only reads the cached board (UnsafeDisableDeepCopy).

@@ -83,10 +83,19 @@ var _ = Describe("POST /v1/leaderboard-read", func() {
 		}
 		Expect(cmp.Diff([]float64{6, 5, 4, 3, 2, 1, 0}, scores)).To(BeEmpty(), "(-want +got)")
 
-		// page and page_size default to 1 and 50.
+		// Only page given: page_size 50. Only page_size given: page 1.
+		b = read(map[string]any{"leaderboard_id": string(lb.UID), "page": 1}, "").read()
+		Expect(b.Pagination.PageSize).To(Equal(50))
+		Expect(b.Rows).To(HaveLen(7))
+		b = read(map[string]any{"leaderboard_id": string(lb.UID), "page_size": 5}, "").read()
+		Expect(b.Pagination.Page).To(Equal(1))
+		Expect(b.Rows).To(HaveLen(5))
+		// Neither: the whole board, as one page of 1000 rows (TestReadWithoutPaging has
+		// the boards past the cap).
 		b = read(map[string]any{"leaderboard_id": string(lb.UID)}, "").read()
 		Expect(b.Pagination.Page).To(Equal(1))
-		Expect(b.Pagination.PageSize).To(Equal(50))
+		Expect(b.Pagination.PageSize).To(Equal(1000))
+		Expect(b.Pagination.TotalPages).To(Equal(1))
 		Expect(b.Rows).To(HaveLen(7))
 	})
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -109,10 +110,37 @@ func New(o Options) *Server {
 }
 
 // Handle mounts h at a ServeMux pattern such as "POST /v1/secrets". Handlers get the
-// caller with authn.CallerFrom(r.Context()) and write errors with apierr.Write.
+// caller with authn.CallerFrom(r.Context()) and write errors with apierr.Write. A
+// pattern under /v1/ is served under /functions/v1/ too (FunctionsPattern), by the
+// same handler: Harbor's clients build "<base>/functions/v1/<name>".
 func (s *Server) Handle(pattern string, h http.Handler) {
 	s.mux.Handle(pattern, h)
 	s.addRoute(pattern)
+	if alias, ok := FunctionsPattern(pattern); ok {
+		s.mux.Handle(alias, h)
+		s.addRoute(alias)
+	}
+}
+
+// FunctionsPrefix is where Harbor's clients look for the service's functions
+// (docs/http-api.md, "Harbor compatibility").
+const FunctionsPrefix = "/functions"
+
+// FunctionsPattern returns the /functions/v1/ twin of a ServeMux pattern whose path is
+// under /v1/ ("POST /v1/secrets" -> "POST /functions/v1/secrets"); ok is false for
+// any other pattern.
+func FunctionsPattern(pattern string) (string, bool) {
+	method, path, hasMethod := strings.Cut(pattern, " ")
+	if !hasMethod {
+		method, path = "", pattern
+	}
+	if !strings.HasPrefix(path, "/v1/") {
+		return "", false
+	}
+	if hasMethod {
+		return method + " " + FunctionsPrefix + path, true
+	}
+	return FunctionsPrefix + path, true
 }
 
 // Handler is the whole server stack (authentication, logging, metrics, envelope for

@@ -50,7 +50,8 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 	srv.Handle("GET "+httpapi.BadgeByIDPath, http.HandlerFunc(read.ServeBadge))
 	srv.Handle("GET "+httpapi.HistoryBySlugPath, http.HandlerFunc(read.ServeHistory))
 	srv.Handle("GET "+httpapi.HistoryByIDPath, http.HandlerFunc(read.ServeHistory))
-	for _, path := range []string{httpapi.ReadPath, httpapi.GetBySlugPath, httpapi.GetByIDPath, httpapi.CSVBySlugPath, httpapi.CSVByIDPath, httpapi.HistoryBySlugPath, httpapi.HistoryByIDPath} {
+	srv.Handle("POST "+httpapi.RowReadPath, http.HandlerFunc(read.ServeRowRead))
+	for _, path := range []string{httpapi.ReadPath, httpapi.RowReadPath, httpapi.GetBySlugPath, httpapi.GetByIDPath, httpapi.CSVBySlugPath, httpapi.CSVByIDPath, httpapi.HistoryBySlugPath, httpapi.HistoryByIDPath} {
 		srv.Handle("OPTIONS "+path, http.HandlerFunc(httpapi.Preflight))
 	}
 	for pattern, h := range c.Routes {

@@ -9,8 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/httpapi"
-	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/rowhistory"
 )
 
@@ -24,7 +24,7 @@ var rowNotFound = errorPage{
 
 // boardURL is the page of a board.
 func boardURL(lb *hubv1alpha1.Leaderboard) string {
-	slug := index.Slug(lb)
+	slug := boardres.Slug(lb)
 	parts := strings.SplitN(slug, "/", 3)
 	for i := range parts {
 		parts[i] = url.PathEscape(parts[i])
@@ -33,53 +33,34 @@ func boardURL(lb *hubv1alpha1.Leaderboard) string {
 }
 
 // serveHistory serves a row's change history page with the rules of the JSON row
-// history (docs/http-api.md, "Row history"): a ranked row of a public board for
-// anyone, any other row for the board's members, the same 404 otherwise.
+// history (docs/http-api.md, "Row history"; boardres.Access): a ranked row of a public
+// board for anyone, any other row for the board's members, the same 404 otherwise.
 func (p *Pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	org, dataset, name := r.PathValue("org"), r.PathValue("dataset"), r.PathValue("name")
-	lb, err := p.findBoard(ctx, org, dataset, name)
-	if err != nil {
-		p.fail(w, r, err, "Reading a leaderboard", "slug", org+"/"+dataset+"/"+name)
-		return
-	}
-	if lb == nil || !index.Servable(lb) {
-		p.render(w, r, notFound.Status, "error", notFound, false)
+	lb, ok := p.readableBoard(w, r, org, dataset, name)
+	if !ok {
 		return
 	}
 	private := lb.Spec.Visibility != hubv1alpha1.VisibilityPublic
-	member := false
-	if private {
-		if member, err = p.mayRead(ctx, lb); err != nil {
-			p.fail(w, r, err, "Authorizing a private leaderboard read", "leaderboard", client.ObjectKeyFromObject(lb))
-			return
-		}
-		if !member {
-			p.render(w, r, notFound.Status, "error", notFound, false)
-			return
-		}
-	}
 	var row *hubv1alpha1.LeaderboardRow
+	var err error
 	if id := r.PathValue("row"); hubv1alpha1.IsUUID(id) {
 		if row, err = p.rows.Row(ctx, p.o.Reader, lb, types.UID(strings.ToLower(id))); err != nil {
 			p.fail(w, r, err, "Reading a leaderboard row", "leaderboard", client.ObjectKeyFromObject(lb))
 			return
 		}
 	}
-	public := httpapi.PublicRow(lb, row)
-	if !public && !private {
-		if member, err = p.mayRead(ctx, lb); err != nil {
-			p.fail(w, r, err, "Authorizing a row history read", "leaderboard", client.ObjectKeyFromObject(lb))
-			return
-		}
+	public := boardres.PublicRow(lb, row)
+	if row, err = p.access.Row(ctx, lb, row); err != nil {
+		p.refuse(w, r, err, rowNotFound, private)
+		return
 	}
-	if row != nil && (public || member) {
-		if row, err = httpapi.Full(ctx, p.o.API, row); err != nil {
-			p.fail(w, r, err, "Reading a leaderboard row", "leaderboard", client.ObjectKeyFromObject(lb))
-			return
-		}
+	if row, err = httpapi.Full(ctx, p.o.API, row); err != nil {
+		p.fail(w, r, err, "Reading a leaderboard row", "leaderboard", client.ObjectKeyFromObject(lb))
+		return
 	}
-	if row == nil || (!public && !member) {
+	if row == nil {
 		p.render(w, r, rowNotFound.Status, "error", rowNotFound, private)
 		return
 	}

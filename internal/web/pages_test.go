@@ -116,13 +116,11 @@ type fixture struct {
 
 func newFixture(t *testing.T, ranked map[types.UID]Ranked, objs ...client.Object) *fixture {
 	t.Helper()
-	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).
-		WithIndex(&hubv1alpha1.Leaderboard{}, index.BoardSlug, func(o client.Object) []string {
-			if s := index.Slug(o.(*hubv1alpha1.Leaderboard)); s != "" {
-				return []string{s}
-			}
-			return nil
-		}).Build()
+	b := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...)
+	for _, f := range index.Fields() {
+		b = b.WithIndex(f.Object, f.Name, f.Values)
+	}
+	c := b.Build()
 	rev := &fakeReviewer{allowed: map[string]bool{"member": true}}
 	p, err := New(Options{
 		Reader: c,

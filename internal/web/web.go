@@ -73,6 +73,7 @@ type Pages struct {
 	sorting singleflight.Group
 	pages   *lru.Cache[pageKey, []byte]
 	rows    httpapi.RowFinder
+	access  boardres.Access
 }
 
 // Rendered board pages kept: enough for the first pages of the popular boards in each
@@ -96,7 +97,7 @@ func New(o Options) (*Pages, error) {
 		o.Now = time.Now
 	}
 	pages := lru.New[pageKey](pageCacheEntries, pageCacheBytes, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
-	return &Pages{o: o, tmpl: tmpl, sorted: newSortCache(), pages: pages}, nil
+	return &Pages{o: o, tmpl: tmpl, sorted: newSortCache(), pages: pages, access: boardres.Access{Reviewer: o.Reviewer}}, nil
 }
 
 // Routes are the pages' handlers by ServeMux pattern.
@@ -138,27 +139,11 @@ var notFound = errorPage{
 func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	org, dataset, name := r.PathValue("org"), r.PathValue("dataset"), r.PathValue("name")
-	lb, err := p.findBoard(ctx, org, dataset, name)
-	if err != nil {
-		p.fail(w, r, err, "Reading a leaderboard", "slug", org+"/"+dataset+"/"+name)
-		return
-	}
-	if lb == nil || !index.Servable(lb) {
-		p.render(w, r, notFound.Status, "error", notFound, false)
+	lb, ok := p.readableBoard(w, r, org, dataset, name)
+	if !ok {
 		return
 	}
 	private := lb.Spec.Visibility != hubv1alpha1.VisibilityPublic
-	if private {
-		ok, err := p.mayRead(ctx, lb)
-		if err != nil {
-			p.fail(w, r, err, "Authorizing a private leaderboard read", "leaderboard", client.ObjectKeyFromObject(lb))
-			return
-		}
-		if !ok {
-			p.render(w, r, notFound.Status, "error", notFound, false)
-			return
-		}
-	}
 	// The query is checked only now: a 400 for a private board would tell an outsider
 	// it exists.
 	q, err := parseQuery(r.URL.Query(), lb.Spec.Columns)
@@ -295,27 +280,41 @@ func (p *Pages) findBoard(ctx context.Context, org, dataset, name string) (*hubv
 	return boardres.Owner(list.Items), nil
 }
 
-// mayRead is the private read rule (docs/web.md, Authorization): an authenticated caller allowed to
-// `get leaderboards` in the board's namespace. Anonymous callers never are.
-func (p *Pages) mayRead(ctx context.Context, lb *hubv1alpha1.Leaderboard) (bool, error) {
-	caller := authn.CallerFrom(ctx)
-	if caller.Anonymous {
-		return false, nil
+// readableBoard returns the board of the page's slug if the caller may read it, by the
+// rule every reader follows (boardres.Access; docs/web.md, "Authorization"): a missing
+// board is reviewed as a private one is, so the time of a 404 tells nothing. ok is false
+// when it has answered already: notFound for every refusal, a 503 page when the cache or
+// the review failed.
+func (p *Pages) readableBoard(w http.ResponseWriter, r *http.Request, org, dataset, name string) (*hubv1alpha1.Leaderboard, bool) {
+	ctx := r.Context()
+	lb, err := p.findBoard(ctx, org, dataset, name)
+	if err != nil {
+		p.fail(w, r, err, "Reading a leaderboard", "slug", org+"/"+dataset+"/"+name)
+		return nil, false
 	}
-	return p.o.Reviewer.Allowed(ctx, caller, authn.Attributes{
-		Namespace: lb.Namespace, Verb: "get", Resource: "leaderboards", Name: lb.Name,
-	})
+	lb, err = p.access.Board(ctx, boardres.Asked{Package: org + "/" + dataset, Name: name}, lb)
+	if err != nil {
+		p.refuse(w, r, err, notFound, false)
+		return nil, false
+	}
+	return lb, true
+}
+
+// refuse answers a refusal of boardres.Access: the page given for ErrNotFound, whatever
+// its cause; the unavailable page when the review failed.
+func (p *Pages) refuse(w http.ResponseWriter, r *http.Request, err error, page errorPage, private bool) {
+	if errors.Is(err, boardres.ErrNotFound) {
+		p.render(w, r, page.Status, "error", page, private)
+		return
+	}
+	p.fail(w, r, err, "Authorizing a leaderboard read")
 }
 
 // dataset returns the board's Dataset from the cache, or an empty one when it is
 // missing (the page then shows version ids without tags).
 func (p *Pages) dataset(ctx context.Context, lb *hubv1alpha1.Leaderboard) *hubv1alpha1.Dataset {
 	var d hubv1alpha1.Dataset
-	pkg := lb.Spec.Package
-	if pkg == "" {
-		pkg = lb.Status.Package
-	}
-	if _, name, ok := strings.Cut(pkg, "/"); ok {
+	if _, name, ok := strings.Cut(boardres.Package(lb), "/"); ok {
 		if err := p.o.Reader.Get(ctx, client.ObjectKey{Namespace: lb.Namespace, Name: name}, &d); err != nil {
 			return &hubv1alpha1.Dataset{}
 		}
@@ -365,7 +364,7 @@ func (p *Pages) serveIndex(w http.ResponseWriter, r *http.Request) {
 	owners := map[string]*hubv1alpha1.Leaderboard{}
 	for i := range list.Items {
 		lb := &list.Items[i]
-		if slug := index.Slug(lb); slug != "" {
+		if slug := boardres.Slug(lb); slug != "" {
 			if cur := owners[slug]; cur == nil || boardres.Before(lb, cur) {
 				owners[slug] = lb
 			}
@@ -373,11 +372,11 @@ func (p *Pages) serveIndex(w http.ResponseWriter, r *http.Request) {
 	}
 	page := indexPage{}
 	for slug, lb := range owners {
-		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || !index.Servable(lb) {
+		if lb.Spec.Visibility != hubv1alpha1.VisibilityPublic || !boardres.Servable(lb) {
 			continue
 		}
 		e := indexEntry{Title: lb.Spec.Title, Name: lb.Spec.Name, URL: "/leaderboards/" + slug}
-		e.Package, _, _ = index.SplitSlug(slug)
+		e.Package, _, _ = boardres.SplitSlug(slug)
 		if ranked := p.o.Ranking(lb.UID); ranked != nil {
 			e.Rows = ranked.Len()
 		}

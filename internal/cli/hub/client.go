@@ -24,7 +24,6 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/boardres"
-	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/scheme"
 )
 
@@ -167,7 +166,7 @@ func (c *Client) Board(ctx context.Context, ref string) (*hubv1alpha1.Leaderboar
 		}
 		return nil, c.notFound("leaderboard", ref)
 	}
-	pkg, name, ok := index.SplitSlug(ref)
+	pkg, name, ok := boardres.SplitSlug(ref)
 	if !ok {
 		return nil, apierr.BadRequest("leaderboard", "%q is neither a UUID nor <org>/<dataset>/<leaderboard>", ref)
 	}
@@ -179,7 +178,7 @@ func (c *Client) Board(ctx context.Context, ref string) (*hubv1alpha1.Leaderboar
 	}
 	claimants := list.Items[:0]
 	for i := range list.Items {
-		if lb := &list.Items[i]; lb.Spec.Name == name && index.Slug(lb) == ref {
+		if lb := &list.Items[i]; lb.Spec.Name == name && boardres.Slug(lb) == ref {
 			claimants = append(claimants, *lb)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/rowhistory"
 	"podium.dev/podium/internal/wire"
 )
@@ -69,7 +69,7 @@ func BoardObjectName(dataset, name string) string {
 // Slug is "<org>/<dataset>/<name>", or the board's object name while its package is
 // unresolved.
 func Slug(lb *hubv1alpha1.Leaderboard) string {
-	if s := index.Slug(lb); s != "" {
+	if s := boardres.Slug(lb); s != "" {
 		return s
 	}
 	return lb.Namespace + "/?/" + lb.Spec.Name
