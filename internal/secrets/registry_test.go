@@ -220,14 +220,14 @@ var _ = Describe("The registry fields", func() {
 			field, value string
 			check        func(string) string
 		}{
-			{"server", "ghcr.io", secrets.CheckServer}, {"server", "registry.example.com:5000", secrets.CheckServer},
-			{"server", "GHCR.io", secrets.CheckServer}, {"server", "https://ghcr.io", secrets.CheckServer},
-			{"server", "ghcr.io/x", secrets.CheckServer}, {"server", "a..b", secrets.CheckServer},
-			{"username", "me@example.com", secrets.CheckUsername}, {"username", "a:b", secrets.CheckUsername},
-			{"username", "a b", secrets.CheckUsername}, {"username", "a\u202eb", secrets.CheckUsername},
-			{"username", "a\tb", secrets.CheckUsername},
-			{"displayName", "GHCR bot", secrets.CheckDisplayName}, {"displayName", "a,b", secrets.CheckDisplayName},
-			{"displayName", " a", secrets.CheckDisplayName}, {"displayName", "x_y.z-1", secrets.CheckDisplayName},
+			{"server", "ghcr.io", hubv1alpha1.CheckServer}, {"server", "registry.example.com:5000", hubv1alpha1.CheckServer},
+			{"server", "GHCR.io", hubv1alpha1.CheckServer}, {"server", "https://ghcr.io", hubv1alpha1.CheckServer},
+			{"server", "ghcr.io/x", hubv1alpha1.CheckServer}, {"server", "a..b", hubv1alpha1.CheckServer},
+			{"username", "me@example.com", hubv1alpha1.CheckUsername}, {"username", "a:b", hubv1alpha1.CheckUsername},
+			{"username", "a b", hubv1alpha1.CheckUsername}, {"username", "a\u202eb", hubv1alpha1.CheckUsername},
+			{"username", "a\tb", hubv1alpha1.CheckUsername},
+			{"displayName", "GHCR bot", hubv1alpha1.CheckDisplayName}, {"displayName", "a,b", hubv1alpha1.CheckDisplayName},
+			{"displayName", " a", hubv1alpha1.CheckDisplayName}, {"displayName", "x_y.z-1", hubv1alpha1.CheckDisplayName},
 		}
 		for _, c := range cases {
 			reg := &hubv1alpha1.RegistrySpec{Server: "ghcr.io", Username: "u", DisplayName: "d"}

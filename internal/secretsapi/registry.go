@@ -1,68 +1,19 @@
-package secrets
+package secretsapi
 
 import (
 	"errors"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
-	"strconv"
-	"strings"
-	"unicode"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/secrets"
+	"podium.dev/podium/internal/wire/secretswire"
 )
-
-// RegistryRecord is a registry credential's metadata as the HTTP API shows it
-// (docs/secrets.md, "Registry credentials"). It has no field that could hold the
-// password.
-type RegistryRecord struct {
-	ID          string  `json:"id"`
-	OrgID       string  `json:"org_id"`
-	DisplayName string  `json:"display_name"`
-	Server      string  `json:"server"`
-	Username    string  `json:"username"`
-	Fingerprint string  `json:"fingerprint"`
-	ValueLast4  string  `json:"value_last4"`
-	Status      string  `json:"status"`
-	CreatedAt   string  `json:"created_at"`
-	LastUsedAt  *string `json:"last_used_at"`
-}
-
-// RegistryExisting is the active credential a 409 replacement_required names.
-type RegistryExisting struct {
-	ID          string `json:"id"`
-	DisplayName string `json:"display_name"`
-	Server      string `json:"server"`
-	Username    string `json:"username"`
-	Fingerprint string `json:"fingerprint"`
-	ValueLast4  string `json:"value_last4"`
-	CreatedAt   string `json:"created_at"`
-}
-
-// registryStoreBody is the body of POST /v1/registry-credentials. Password is never
-// echoed anywhere, not even in a validation message.
-type registryStoreBody struct {
-	DisplayName           *string `json:"display_name"`
-	Server                *string `json:"server"`
-	Username              *string `json:"username"`
-	Password              *string `json:"password"`
-	OrgID                 *string `json:"org_id"`
-	Org                   *string `json:"org"`
-	SupersedeCredentialID *string `json:"supersede_credential_id"`
-}
-
-// registryRevokeBody is the body of DELETE /v1/registry-credentials.
-type registryRevokeBody struct {
-	DisplayName *string `json:"display_name"`
-	Purge       *bool   `json:"purge"`
-	OrgID       *string `json:"org_id"`
-	Org         *string `json:"org"`
-}
 
 type registryStoreInput struct {
 	Registry    hubv1alpha1.RegistrySpec
@@ -77,56 +28,7 @@ type registryRevokeInput struct {
 	Org         orgRef
 }
 
-// The rules of the registry fields; the CRD states the same (a test keeps them equal).
-var (
-	registryServerRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(:[0-9]{1,5})?$`)
-	displayNameRe    = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9 ._-]*[A-Za-z0-9])?$`)
-)
-
-// Limits of the registry fields.
-const (
-	MaxServerChars      = 253
-	MaxUsernameChars    = 256
-	MaxDisplayNameChars = 63
-)
-
-// CheckServer, CheckUsername and CheckDisplayName return what is wrong with a field of a
-// registry credential, "" when nothing is. The CLI checks with them too.
-func CheckServer(v string) string {
-	if len(v) > MaxServerChars || !registryServerRe.MatchString(v) {
-		return "must be a registry host name with an optional port, in lower case, such as ghcr.io or registry.example.com:5000 (at most 253 characters)"
-	}
-	if _, port, ok := strings.Cut(v, ":"); ok {
-		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-			return "has a port outside 1-65535"
-		}
-	}
-	return ""
-}
-
-// CheckUsername: see CheckServer.
-func CheckUsername(v string) string {
-	n := len([]rune(v))
-	if n < 1 || n > MaxUsernameChars {
-		return "must be 1 to 256 characters"
-	}
-	for _, r := range v {
-		if r == ':' || unicode.IsSpace(r) || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
-			return "must not contain white space, ':' or control or formatting characters"
-		}
-	}
-	return ""
-}
-
-// CheckDisplayName: see CheckServer.
-func CheckDisplayName(v string) string {
-	if len(v) > MaxDisplayNameChars || !displayNameRe.MatchString(v) {
-		return "must be 1 to 63 letters, digits, spaces, '.', '_' or '-', starting and ending with a letter or digit"
-	}
-	return ""
-}
-
-func validateRegistryStore(b registryStoreBody) (registryStoreInput, error) {
+func validateRegistryStore(b secretswire.StoreRegistry) (registryStoreInput, error) {
 	for _, f := range []struct {
 		name string
 		v    *string
@@ -140,19 +42,19 @@ func validateRegistryStore(b registryStoreBody) (registryStoreInput, error) {
 		Registry: hubv1alpha1.RegistrySpec{Server: *b.Server, Username: *b.Username, DisplayName: *b.DisplayName},
 		Password: []byte(*b.Password),
 	}
-	if m := CheckDisplayName(in.Registry.DisplayName); m != "" {
+	if m := hubv1alpha1.CheckDisplayName(in.Registry.DisplayName); m != "" {
 		errs.add("display_name", m)
 	}
-	if m := CheckServer(in.Registry.Server); m != "" {
+	if m := hubv1alpha1.CheckServer(in.Registry.Server); m != "" {
 		errs.add("server", m)
 	}
-	if m := CheckUsername(in.Registry.Username); m != "" {
+	if m := hubv1alpha1.CheckUsername(in.Registry.Username); m != "" {
 		errs.add("username", m)
 	}
 	switch n := len(in.Password); {
-	case n < MinValueBytes:
+	case n < secrets.MinValueBytes:
 		errs.add("password", "must not be empty")
-	case n > MaxValueBytes:
+	case n > secrets.MaxValueBytes:
 		errs.add("password", "must be at most 65536 bytes")
 	}
 	in.Org = orgOf(b.OrgID, b.Org, &errs)
@@ -160,13 +62,13 @@ func validateRegistryStore(b registryStoreBody) (registryStoreInput, error) {
 	return in, errs.err()
 }
 
-func validateRegistryRevoke(b registryRevokeBody) (registryRevokeInput, error) {
+func validateRegistryRevoke(b secretswire.RevokeRegistry) (registryRevokeInput, error) {
 	if b.DisplayName == nil {
 		return registryRevokeInput{}, apierr.BadRequest("display_name", "is required")
 	}
 	var errs fieldErrs
 	in := registryRevokeInput{DisplayName: *b.DisplayName}
-	if m := CheckDisplayName(in.DisplayName); m != "" {
+	if m := hubv1alpha1.CheckDisplayName(in.DisplayName); m != "" {
 		errs.add("display_name", m)
 	}
 	in.Org = orgOf(b.OrgID, b.Org, &errs)
@@ -210,8 +112,8 @@ func (a *API) registryRoutes() map[string]http.Handler {
 	}
 }
 
-func registrySlot(namespace, displayName string) Slot {
-	return Slot{Namespace: namespace, Scope: hubv1alpha1.ScopeOrg, DisplayName: displayName}
+func registrySlot(namespace, displayName string) secrets.Slot {
+	return secrets.Slot{Namespace: namespace, Scope: hubv1alpha1.ScopeOrg, DisplayName: displayName}
 }
 
 func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
@@ -236,11 +138,11 @@ func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := in.Registry.DisplayName
-	hs, old, err := a.Store.Store(r.Context(), StoreRequest{
+	hs, old, err := a.Store.Store(r.Context(), secrets.StoreRequest{
 		Slot: registrySlot(org.Name, name), Value: in.Password, CreatedBy: caller.User,
 		SupersedeID: types.UID(in.SupersedeID), Registry: &in.Registry, Fingerprint: fp,
 	})
-	var rr *ReplacementRequiredError
+	var rr *secrets.ReplacementRequiredError
 	switch {
 	case errors.As(err, &rr):
 		e := apierr.New(http.StatusConflict, apierr.CodeReplacementRequired,
@@ -248,13 +150,13 @@ func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
 		e.Existing = registryExistingOf(rr.Existing)
 		apierr.Write(w, e)
 		return
-	case errors.Is(err, ErrStale):
+	case errors.Is(err, secrets.ErrStale):
 		apierr.Write(w, apierr.New(http.StatusConflict, apierr.CodeReplacementStale,
 			"supersede_credential_id no longer names the active registry credential %q; list the credentials again before retrying", name))
 		return
-	case errors.Is(err, ErrLimitReached):
+	case errors.Is(err, secrets.ErrLimitReached):
 		apierr.Write(w, apierr.New(http.StatusConflict, apierr.CodeLimitReached,
-			"organization %s already holds %d registry credentials; revoke one, or supersede one by its display name", org.Name, MaxRegistryCredentials))
+			"organization %s already holds %d registry credentials; revoke one, or supersede one by its display name", org.Name, secrets.MaxRegistryCredentials))
 		return
 	case err != nil:
 		a.internal(w, r, err)
@@ -294,7 +196,7 @@ func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, r, err)
 		return
 	}
-	out := []RegistryRecord{}
+	out := []secretswire.RegistryRecord{}
 	for i := range hsl.Items {
 		hs := &hsl.Items[i]
 		if hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Spec.Registry != nil && listed(hs, in, true, caller.User) {
@@ -310,7 +212,7 @@ func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
 		}
 		return out[i].ID < out[j].ID
 	})
-	writeJSON(w, http.StatusOK, map[string][]RegistryRecord{"registry_credentials": out})
+	writeJSON(w, http.StatusOK, map[string][]secretswire.RegistryRecord{"registry_credentials": out})
 }
 
 func (a *API) revokeRegistry(w http.ResponseWriter, r *http.Request) {
@@ -331,9 +233,9 @@ func (a *API) revokeRegistry(w http.ResponseWriter, r *http.Request) {
 	} else {
 		changed, err = a.Store.RevokeSlot(r.Context(), slot, permit)
 	}
-	if errors.Is(err, ErrNotYours) {
+	if errors.Is(err, secrets.ErrNotYours) {
 		apierr.Write(w, apierr.Forbidden("the registry credential %q was stored by another user; revoking or purging it needs the %s verb on hostedsecrets in %s",
-			in.DisplayName, VerbManageOthers, org.Name))
+			in.DisplayName, secrets.VerbManageOthers, org.Name))
 		return
 	}
 	if err != nil {
@@ -348,12 +250,12 @@ func (a *API) revokeRegistry(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]int{"affected": len(changed)})
 }
 
-func registryRecordOf(hs *hubv1alpha1.HostedSecret, orgID string) RegistryRecord {
+func registryRecordOf(hs *hubv1alpha1.HostedSecret, orgID string) secretswire.RegistryRecord {
 	reg := hs.Spec.Registry
 	if reg == nil {
 		reg = &hubv1alpha1.RegistrySpec{}
 	}
-	rec := RegistryRecord{
+	rec := secretswire.RegistryRecord{
 		ID:          string(hs.UID),
 		OrgID:       orgID,
 		DisplayName: reg.DisplayName,
@@ -371,8 +273,8 @@ func registryRecordOf(hs *hubv1alpha1.HostedSecret, orgID string) RegistryRecord
 	return rec
 }
 
-func registryExistingOf(hs *hubv1alpha1.HostedSecret) RegistryExisting {
+func registryExistingOf(hs *hubv1alpha1.HostedSecret) secretswire.RegistryExisting {
 	r := registryRecordOf(hs, "")
-	return RegistryExisting{ID: r.ID, DisplayName: r.DisplayName, Server: r.Server, Username: r.Username,
+	return secretswire.RegistryExisting{ID: r.ID, DisplayName: r.DisplayName, Server: r.Server, Username: r.Username,
 		Fingerprint: r.Fingerprint, ValueLast4: r.ValueLast4, CreatedAt: r.CreatedAt}
 }

@@ -1,0 +1,119 @@
+// Package secretswire holds the JSON shapes of Podium's secrets endpoints
+// (/v1/secrets, /v1/registry-credentials; docs/secrets.md): the request bodies the CLI
+// sends and the server decodes, and the records both read. It has no server code: the
+// CLI imports it, never the server packages.
+//
+// Request fields are pointers so that the server tells a missing field from an empty
+// one; omitempty keeps a client from sending fields it did not set. No record has a
+// field that could hold a secret value.
+package secretswire
+
+// Record is a secret's metadata as GET /v1/secrets lists it and POST answers it.
+type Record struct {
+	ID         string  `json:"id"`
+	Scope      string  `json:"scope"`
+	JobID      *string `json:"job_id"`
+	OrgID      string  `json:"org_id"`
+	EnvVar     string  `json:"env_var"`
+	Provider   *string `json:"provider"`
+	ValueLast4 string  `json:"value_last4"`
+	Status     string  `json:"status"`
+	CreatedAt  string  `json:"created_at"`
+	LastUsedAt *string `json:"last_used_at"`
+}
+
+// Existing is the active secret a 409 replacement_required names.
+type Existing struct {
+	ID         string `json:"id"`
+	Scope      string `json:"scope"`
+	EnvVar     string `json:"env_var"`
+	ValueLast4 string `json:"value_last4"`
+	CreatedAt  string `json:"created_at"`
+}
+
+// SecretList is the answer of GET /v1/secrets.
+type SecretList struct {
+	Secrets []Record `json:"secrets"`
+}
+
+// StoreSecret is the body of POST /v1/secrets. Value is never echoed anywhere, not
+// even in a validation message.
+type StoreSecret struct {
+	Scope                 *string `json:"scope,omitempty"`
+	EnvVar                *string `json:"env_var,omitempty"`
+	Value                 *string `json:"value,omitempty"`
+	Provider              *string `json:"provider,omitempty"`
+	JobID                 *string `json:"job_id,omitempty"`
+	OrgID                 *string `json:"org_id,omitempty"`
+	Org                   *string `json:"org,omitempty"`
+	SupersedeCredentialID *string `json:"supersede_credential_id,omitempty"`
+	SupersedeSecretID     *string `json:"supersede_secret_id,omitempty"`
+}
+
+// RevokeSecret is the body of DELETE /v1/secrets.
+type RevokeSecret struct {
+	Scope  *string `json:"scope,omitempty"`
+	EnvVar *string `json:"env_var,omitempty"`
+	JobID  *string `json:"job_id,omitempty"`
+	Purge  *bool   `json:"purge,omitempty"`
+	OrgID  *string `json:"org_id,omitempty"`
+	Org    *string `json:"org,omitempty"`
+}
+
+// Affected is the answer of a DELETE: how many records it revoked or purged.
+type Affected struct {
+	Affected int `json:"affected"`
+}
+
+// Ptr returns a pointer to v: request bodies are built from it.
+func Ptr[T any](v T) *T { return &v }
+
+// RegistryRecord is a registry credential's metadata as the HTTP API shows it. It has
+// no field that could hold the password.
+type RegistryRecord struct {
+	ID          string  `json:"id"`
+	OrgID       string  `json:"org_id"`
+	DisplayName string  `json:"display_name"`
+	Server      string  `json:"server"`
+	Username    string  `json:"username"`
+	Fingerprint string  `json:"fingerprint"`
+	ValueLast4  string  `json:"value_last4"`
+	Status      string  `json:"status"`
+	CreatedAt   string  `json:"created_at"`
+	LastUsedAt  *string `json:"last_used_at"`
+}
+
+// RegistryExisting is the active credential a 409 replacement_required names.
+type RegistryExisting struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"display_name"`
+	Server      string `json:"server"`
+	Username    string `json:"username"`
+	Fingerprint string `json:"fingerprint"`
+	ValueLast4  string `json:"value_last4"`
+	CreatedAt   string `json:"created_at"`
+}
+
+// RegistryList is the answer of GET /v1/registry-credentials.
+type RegistryList struct {
+	Items []RegistryRecord `json:"registry_credentials"`
+}
+
+// StoreRegistry is the body of POST /v1/registry-credentials. Password is never echoed.
+type StoreRegistry struct {
+	DisplayName           *string `json:"display_name,omitempty"`
+	Server                *string `json:"server,omitempty"`
+	Username              *string `json:"username,omitempty"`
+	Password              *string `json:"password,omitempty"`
+	OrgID                 *string `json:"org_id,omitempty"`
+	Org                   *string `json:"org,omitempty"`
+	SupersedeCredentialID *string `json:"supersede_credential_id,omitempty"`
+}
+
+// RevokeRegistry is the body of DELETE /v1/registry-credentials.
+type RevokeRegistry struct {
+	DisplayName *string `json:"display_name,omitempty"`
+	Purge       *bool   `json:"purge,omitempty"`
+	OrgID       *string `json:"org_id,omitempty"`
+	Org         *string `json:"org,omitempty"`
+}
