@@ -111,3 +111,27 @@ func ValidProviderText(s string) bool {
 	}
 	return true
 }
+
+// The two forms of a registry credential (docs/secrets.md, "Registry credentials"). A
+// Google Artifact Registry (or Container Registry) service-account key signs in as the
+// user _json_key with the key file's JSON as the password, which is how GAR expects it;
+// any other registry signs in with a user name and a password or token. The form is
+// read from spec.registry.username, so stored objects need no new field.
+const (
+	// GARUsername is the user name GAR expects with a service-account JSON key.
+	GARUsername = "_json_key"
+	// RegistryProviderGAR is the provider of a credential made from a service-account
+	// JSON key.
+	RegistryProviderGAR = "gar"
+	// RegistryProviderBasic is the provider of a user name and password credential.
+	RegistryProviderBasic = "basic"
+)
+
+// RegistryProvider is the provider of a registry credential: RegistryProviderGAR when it
+// signs in as GARUsername, else RegistryProviderBasic.
+func RegistryProvider(r *RegistrySpec) string {
+	if r != nil && r.Username == GARUsername {
+		return RegistryProviderGAR
+	}
+	return RegistryProviderBasic
+}

@@ -49,7 +49,7 @@ func (p secretPrinter) registryStored(rec secretswire.RegistryRecord, replaced b
 	if p.a.json {
 		return p.a.printJSON(rec)
 	}
-	fmt.Fprintf(p.a.stdout, "%s registry credential %q for %s@%s (%s, %s, id %s)\n", storedVerb(replaced), rec.DisplayName, rec.Username, rec.Server, rec.Fingerprint, masked(rec.ValueLast4), rec.ID)
+	fmt.Fprintf(p.a.stdout, "%s registry credential %q (%s) for %s@%s (%s, id %s)\n", storedVerb(replaced), rec.DisplayName, rec.Provider, rec.Username, rec.RegistryHost, rec.Fingerprint, rec.ID)
 	return nil
 }
 
@@ -65,9 +65,9 @@ func (p secretPrinter) registry(pg paging, all []secretswire.RegistryRecord) err
 		}
 		return nil
 	}
-	t := p.a.newTable("NAME", "SERVER", "USERNAME", "FINGERPRINT", "VALUE", "STATUS", "CREATED", "LAST USED", "ID")
+	t := p.a.newTable("NAME", "PROVIDER", "REGISTRY HOST", "USERNAME", "FINGERPRINT", "STATUS", "CREATED", "LAST USED", "ID")
 	for _, r := range items {
-		t.row(r.DisplayName, r.Server, r.Username, r.Fingerprint, masked(r.ValueLast4), r.Status, r.CreatedAt, orDash(r.LastUsedAt), r.ID)
+		t.row(r.DisplayName, r.Provider, r.RegistryHost, r.Username, r.Fingerprint, r.Status, r.CreatedAt, orDash(r.LastUsedAt), r.ID)
 	}
 	if err := t.flush(); err != nil {
 		return err

@@ -22,7 +22,7 @@ func (a *app) registryListCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "list [--status active|revoked|all]",
 		Aliases: []string{"ls"},
-		Short:   "List registry credentials (never their passwords: a fingerprint and ****last4)",
+		Short:   "List registry credentials (never their keys or passwords: a fingerprint)",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.pg.check(c); err != nil {
@@ -51,5 +51,5 @@ func (o *registryListOptions) Run(ctx context.Context) error {
 	if err := api.Do(ctx, http.MethodGet, "/v1/registry-credentials", q, nil, &out); err != nil {
 		return err
 	}
-	return o.a.secretPrinter().registry(o.pg, out.Items)
+	return o.a.secretPrinter().registry(o.pg, out.Credentials)
 }

@@ -385,9 +385,12 @@ func (a *API) internal(w http.ResponseWriter, r *http.Request, err error) {
 	apierr.Write(w, err)
 }
 
+// publicID is a record's id as the HTTP API shows it and takes it back.
+func publicID(hs *hubv1alpha1.HostedSecret) string { return string(hs.UID) }
+
 func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) secretswire.Record {
 	rec := secretswire.Record{
-		ID:         string(hs.UID),
+		ID:         publicID(hs),
 		Scope:      string(secrets.SlotOf(hs).Scope),
 		OrgID:      orgID,
 		EnvVar:     hs.Spec.EnvVar,
@@ -412,7 +415,7 @@ func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) secretswire.Record {
 
 func existingOf(hs *hubv1alpha1.HostedSecret) secretswire.Existing {
 	return secretswire.Existing{
-		ID:         string(hs.UID),
+		ID:         publicID(hs),
 		Scope:      string(secrets.SlotOf(hs).Scope),
 		EnvVar:     hs.Spec.EnvVar,
 		ValueLast4: hs.Status.ValueLast4,

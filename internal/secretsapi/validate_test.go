@@ -173,7 +173,6 @@ func TestValidateList(t *testing.T) {
 	}
 }
 
-
 func TestListed(t *testing.T) {
 	mk := func(scope hubv1alpha1.SecretScope, owner, job, creator string, state hubv1alpha1.SecretState) *hubv1alpha1.HostedSecret {
 		return &hubv1alpha1.HostedSecret{
@@ -213,4 +212,3 @@ func TestListed(t *testing.T) {
 		}
 	}
 }
-

@@ -8,6 +8,8 @@
 // field that could hold a secret value.
 package secretswire
 
+import "encoding/json"
+
 // Record is a secret's metadata as GET /v1/secrets lists it and POST answers it.
 type Record struct {
 	ID         string  `json:"id"`
@@ -68,52 +70,64 @@ type Affected struct {
 // Ptr returns a pointer to v: request bodies are built from it.
 func Ptr[T any](v T) *T { return &v }
 
-// RegistryRecord is a registry credential's metadata as the HTTP API shows it. It has
-// no field that could hold the password.
+// RegistryRecord is a registry credential's metadata as the HTTP API shows it, in
+// Harbor's shape (id, provider, registry_host, display_name, fingerprint, status,
+// created_at, last_used_at) plus Podium's org_id, username and value_last4. It has no
+// field that could hold the password or the key.
 type RegistryRecord struct {
-	ID          string  `json:"id"`
-	OrgID       string  `json:"org_id"`
-	DisplayName string  `json:"display_name"`
-	Server      string  `json:"server"`
-	Username    string  `json:"username"`
-	Fingerprint string  `json:"fingerprint"`
-	ValueLast4  string  `json:"value_last4"`
-	Status      string  `json:"status"`
-	CreatedAt   string  `json:"created_at"`
-	LastUsedAt  *string `json:"last_used_at"`
+	ID           string  `json:"id"`
+	Provider     string  `json:"provider"`
+	RegistryHost string  `json:"registry_host"`
+	DisplayName  string  `json:"display_name"`
+	Fingerprint  string  `json:"fingerprint"`
+	Status       string  `json:"status"`
+	CreatedAt    string  `json:"created_at"`
+	LastUsedAt   *string `json:"last_used_at"`
+	OrgID        string  `json:"org_id"`
+	Username     string  `json:"username"`
+	// ValueLast4 is empty for a service-account key: the end of a JSON document tells
+	// nobody anything.
+	ValueLast4 string `json:"value_last4"`
 }
 
 // RegistryExisting is the active credential a 409 replacement_required names.
 type RegistryExisting struct {
-	ID          string `json:"id"`
-	DisplayName string `json:"display_name"`
-	Server      string `json:"server"`
-	Username    string `json:"username"`
-	Fingerprint string `json:"fingerprint"`
-	ValueLast4  string `json:"value_last4"`
-	CreatedAt   string `json:"created_at"`
+	ID           string `json:"id"`
+	Provider     string `json:"provider"`
+	RegistryHost string `json:"registry_host"`
+	DisplayName  string `json:"display_name"`
+	Fingerprint  string `json:"fingerprint"`
+	ValueLast4   string `json:"value_last4"`
+	CreatedAt    string `json:"created_at"`
 }
 
 // RegistryList is the answer of GET /v1/registry-credentials.
 type RegistryList struct {
-	Items []RegistryRecord `json:"registry_credentials"`
+	Credentials []RegistryRecord `json:"credentials"`
 }
 
-// StoreRegistry is the body of POST /v1/registry-credentials. Password is never echoed.
+// StoreRegistry is the body of POST /v1/registry-credentials: registry_host,
+// display_name and either service_account_json (a Google service-account key: the key
+// file's text as a JSON string, or the key as a JSON object) or username and password.
+// Neither the key nor the password is ever echoed.
 type StoreRegistry struct {
-	DisplayName           *string `json:"display_name,omitempty"`
-	Server                *string `json:"server,omitempty"`
-	Username              *string `json:"username,omitempty"`
-	Password              *string `json:"password,omitempty"`
-	OrgID                 *string `json:"org_id,omitempty"`
-	Org                   *string `json:"org,omitempty"`
-	SupersedeCredentialID *string `json:"supersede_credential_id,omitempty"`
+	RegistryHost          *string         `json:"registry_host,omitempty"`
+	DisplayName           *string         `json:"display_name,omitempty"`
+	ServiceAccountJSON    json.RawMessage `json:"service_account_json,omitempty"`
+	Username              *string         `json:"username,omitempty"`
+	Password              *string         `json:"password,omitempty"`
+	OrgID                 *string         `json:"org_id,omitempty"`
+	Org                   *string         `json:"org,omitempty"`
+	SupersedeCredentialID *string         `json:"supersede_credential_id,omitempty"`
 }
 
-// RevokeRegistry is the body of DELETE /v1/registry-credentials.
+// RevokeRegistry is the body of DELETE /v1/registry-credentials: credential_id (the
+// record's id, as Harbor sends it) or display_name (the active credential of that
+// name), not both.
 type RevokeRegistry struct {
-	DisplayName *string `json:"display_name,omitempty"`
-	Purge       *bool   `json:"purge,omitempty"`
-	OrgID       *string `json:"org_id,omitempty"`
-	Org         *string `json:"org,omitempty"`
+	CredentialID *string `json:"credential_id,omitempty"`
+	DisplayName  *string `json:"display_name,omitempty"`
+	Purge        *bool   `json:"purge,omitempty"`
+	OrgID        *string `json:"org_id,omitempty"`
+	Org          *string `json:"org,omitempty"`
 }
