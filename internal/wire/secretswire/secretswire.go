@@ -131,3 +131,49 @@ type RevokeRegistry struct {
 	OrgID        *string `json:"org_id,omitempty"`
 	Org          *string `json:"org,omitempty"`
 }
+
+// APIKey is an API key's metadata as GET /v1/api-keys lists it: never the key, which
+// is shown once, when it is created (APIKeyCreated).
+type APIKey struct {
+	ID         string  `json:"id"`
+	Name       string  `json:"name"`
+	User       string  `json:"user"`
+	CreatedAt  string  `json:"created_at"`
+	ExpiresAt  *string `json:"expires_at"`
+	LastUsedAt *string `json:"last_used_at"`
+}
+
+// APIKeyCreated is the answer of POST /v1/api-keys: the record and the key itself.
+type APIKeyCreated struct {
+	APIKey
+	Key string `json:"key"`
+}
+
+// APIKeyList is the answer of GET /v1/api-keys: the caller's own keys.
+type APIKeyList struct {
+	APIKeys []APIKey `json:"api_keys"`
+}
+
+// CreateAPIKey is the body of POST /v1/api-keys.
+type CreateAPIKey struct {
+	Name          *string `json:"name,omitempty"`
+	ExpiresInDays *int    `json:"expires_in_days,omitempty"`
+}
+
+// RevokeAPIKey is the body of DELETE /v1/api-keys.
+type RevokeAPIKey struct {
+	ID *string `json:"id,omitempty"`
+}
+
+// APIKeyExchange is the body of POST /v1/api-key-exchange, as Harbor sends it.
+type APIKeyExchange struct {
+	APIKey *string `json:"api_key,omitempty"`
+}
+
+// AccessToken is the answer of POST /v1/api-key-exchange: a bearer token that acts as
+// the key for expires_in seconds (and no longer than the key lives).
+type AccessToken struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int    `json:"expires_in"`
+}
