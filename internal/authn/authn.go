@@ -20,6 +20,10 @@ type Caller struct {
 	Extra  map[string][]string
 	// ServiceAccountNamespace is the namespace of a ServiceAccount caller, else "".
 	ServiceAccountNamespace string
+	// APIKeyID is the id of the Podium API key the caller signed in with (directly or
+	// through an access token from the key's exchange), else "". The caller is then the
+	// key's creator, with the creator's rights (docs/api-keys.md).
+	APIKeyID string
 }
 
 // Attributes of one access decision, in Kubernetes RBAC terms.

@@ -91,14 +91,20 @@ func (k *KubeReviewer) Authenticate(ctx context.Context, token string) (*Caller,
 }
 
 func callerFromUser(u authenticationv1.UserInfo) *Caller {
-	c := &Caller{User: u.Username, UID: u.UID, Groups: u.Groups}
-	if len(u.Extra) > 0 {
-		c.Extra = make(map[string][]string, len(u.Extra))
-		for k, v := range u.Extra {
+	return NewCaller(u.Username, u.UID, u.Groups, u.Extra)
+}
+
+// NewCaller is the caller of a Kubernetes identity: its user name, UID, groups and
+// extra, and its ServiceAccount namespace when it is a ServiceAccount.
+func NewCaller[E ~[]string](user, uid string, groups []string, extra map[string]E) *Caller {
+	c := &Caller{User: user, UID: uid, Groups: groups}
+	if len(extra) > 0 {
+		c.Extra = make(map[string][]string, len(extra))
+		for k, v := range extra {
 			c.Extra[k] = v
 		}
 	}
-	if rest, ok := strings.CutPrefix(u.Username, serviceAccountPrefix); ok {
+	if rest, ok := strings.CutPrefix(user, serviceAccountPrefix); ok {
 		if ns, _, ok := strings.Cut(rest, ":"); ok {
 			c.ServiceAccountNamespace = ns
 		}

@@ -19,7 +19,7 @@ import (
 func (a *app) authCmd() *cobra.Command {
 	auth := &cobra.Command{Use: "auth", Short: "Sign in to a cluster running Podium", Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
-	auth.AddCommand(a.loginCmd(), a.statusCmd(), a.logoutCmd())
+	auth.AddCommand(a.loginCmd(), a.statusCmd(), a.logoutCmd(), a.apiKeyCmd())
 	return auth
 }
 

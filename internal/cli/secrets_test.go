@@ -123,14 +123,14 @@ var _ = Describe("podium hub registry-credentials", func() {
 		org, mem, owner := orgWithPeople("cli-registry")
 		first, second := "ghp_cli-first-token-abcd", "ghp_cli-second-token-wxyz"
 
-		out := mem.ok(first+"\n", "hub", "registry-credentials", "add", "GHCR bot", "--server", "ghcr.io", "--username", "podium-bot", "--org", org)
-		Expect(out).To(MatchRegexp(`Stored registry credential "GHCR bot" for podium-bot@ghcr.io \(hmac-sha256:[0-9a-f]{16}, \*\*\*\*abcd, id [0-9a-f-]{36}\)`))
+		out := mem.ok(first+"\n", "hub", "registry-credentials", "add", "GHCR bot", "--registry-host", "ghcr.io", "--username", "podium-bot", "--org", org)
+		Expect(out).To(MatchRegexp(`Stored registry credential "GHCR bot" \(basic\) for podium-bot@ghcr.io \(hmac-sha256:[0-9a-f]{16}, id [0-9a-f-]{36}\)`))
 
 		By("list: a table, --no-headers, --quiet and --json")
 		out = mem.ok("", "hub", "registry-credentials", "list", "--org", org)
 		Expect(out).To(HavePrefix("NAME"))
 		Expect(out).To(ContainSubstring("GHCR bot"))
-		Expect(out).To(ContainSubstring("****abcd"))
+		Expect(out).NotTo(ContainSubstring("****"), "a registry credential's list shows a fingerprint, not the end of its value")
 		Expect(out).To(MatchRegexp(`hmac-sha256:[0-9a-f]{16}`))
 		Expect(mem.ok("", "hub", "registry-credentials", "list", "--org", org, "--no-headers")).NotTo(ContainSubstring("NAME"))
 		ids := strings.Fields(mem.ok("", "hub", "registry-credentials", "ls", "--org", org, "-q"))
@@ -147,7 +147,7 @@ var _ = Describe("podium hub registry-credentials", func() {
 		Expect(page.Items[0].Display).To(Equal("GHCR bot"))
 
 		By("a second add off a terminal fails, naming the active one and --yes")
-		r := owner.run(second, nil, "hub", "registry-credentials", "add", "GHCR bot", "--server", "ghcr.io", "--username", "podium-bot", "--org", org)
+		r := owner.run(second, nil, "hub", "registry-credentials", "add", "GHCR bot", "--registry-host", "ghcr.io", "--username", "podium-bot", "--org", org)
 		Expect(r.code).To(Equal(1), r.String())
 		Expect(r.err).To(ContainSubstring(`replacing the active registry credential "GHCR bot" ending in ****abcd (fingerprint hmac-sha256:`))
 		Expect(r.err).To(ContainSubstring("needs confirmation: pass --yes"))
@@ -155,15 +155,15 @@ var _ = Describe("podium hub registry-credentials", func() {
 		Expect(r.err).To(ContainSubstring("[replacement_required]"))
 
 		By("a member may not replace it, an owner may (exec plugin credentials)")
-		r = mem.run(second, nil, "hub", "registry-credentials", "add", "GHCR bot", "--server", "ghcr.io", "--username", "podium-bot", "--org", org, "--yes")
+		r = mem.run(second, nil, "hub", "registry-credentials", "add", "GHCR bot", "--registry-host", "ghcr.io", "--username", "podium-bot", "--org", org, "--yes")
 		Expect(r.code).To(Equal(1), r.String())
 		Expect(r.err).To(ContainSubstring("supersede"))
-		out = owner.ok(second, "hub", "registry-credentials", "add", "GHCR bot", "--server", "ghcr.io", "--username", "podium-bot", "--org", org, "--yes")
+		out = owner.ok(second, "hub", "registry-credentials", "add", "GHCR bot", "--registry-host", "ghcr.io", "--username", "podium-bot", "--org", org, "--yes")
 		Expect(out).To(ContainSubstring(`Replaced registry credential "GHCR bot"`))
-		Expect(out).To(ContainSubstring("****wxyz"))
+		Expect(out).NotTo(ContainSubstring("****"))
 
 		By("--supersede with the old id is stale now")
-		r = owner.run(second, nil, "hub", "registry-credentials", "add", "GHCR bot", "--server", "ghcr.io", "--username", "podium-bot", "--org", org, "--supersede", ids[0])
+		r = owner.run(second, nil, "hub", "registry-credentials", "add", "GHCR bot", "--registry-host", "ghcr.io", "--username", "podium-bot", "--org", org, "--supersede", ids[0])
 		Expect(r.code).To(Equal(1), r.String())
 		Expect(r.err).To(ContainSubstring("[replacement_stale]"))
 
@@ -177,13 +177,49 @@ var _ = Describe("podium hub registry-credentials", func() {
 		Expect(owner.ok("", "hub", "registry-credentials", "list", "--org", org, "--status", "all", "-q")).To(BeEmpty())
 
 		By("bad input is a usage error naming the flag, before anything is sent")
-		r = mem.run(first, nil, "hub", "registry-credentials", "add", "GHCR bot", "--server", "https://ghcr.io", "--username", "u", "--org", org)
+		r = mem.run(first, nil, "hub", "registry-credentials", "add", "GHCR bot", "--registry-host", "https://ghcr.io", "--username", "u", "--org", org)
 		Expect(r.code).To(Equal(2), r.String())
-		Expect(r.err).To(ContainSubstring("--server"))
+		Expect(r.err).To(ContainSubstring("--registry-host"))
 		r = mem.run(first, nil, "hub", "registry-credentials", "add", "GHCR bot", "--username", "u", "--org", org)
 		Expect(r.code).To(Equal(2), r.String())
-		Expect(r.err).To(ContainSubstring("--server is required"))
+		Expect(r.err).To(ContainSubstring("--registry-host is required"))
 		expectNoLeak(first, second)
+	})
+
+	It("stores a Google service-account key as GAR expects it, and deletes by id", func() {
+		org, mem, owner := orgWithPeople("cli-gar")
+		key := `{"type": "service_account", "project_id": "p", "private_key": "-----BEGIN PRIVATE KEY-----\nsa-canary-cli-7\n-----END PRIVATE KEY-----\n", "client_email": "puller@p.iam.gserviceaccount.com"}`
+		file := filepath.Join(GinkgoT().TempDir(), "key.json")
+		Expect(os.WriteFile(file, []byte(key+"\n"), 0o600)).To(Succeed())
+
+		out := mem.ok("", "hub", "registry-credentials", "add", "GAR puller", "--registry-host", "us-docker.pkg.dev", "--service-account-json", file, "--org", org)
+		Expect(out).To(MatchRegexp(`Stored registry credential "GAR puller" \(gar\) for _json_key@us-docker.pkg.dev \(hmac-sha256:[0-9a-f]{16}, id [0-9a-f-]{36}\)`))
+		var page struct {
+			Items []struct {
+				ID       string `json:"id"`
+				Provider string `json:"provider"`
+				Host     string `json:"registry_host"`
+			}
+		}
+		Expect(json.Unmarshal([]byte(mem.ok("", "hub", "registry-credentials", "list", "--org", org, "--json")), &page)).To(Succeed())
+		Expect(page.Items).To(ConsistOf(And(HaveField("Provider", "gar"), HaveField("Host", "us-docker.pkg.dev"))))
+
+		By("the key from stdin, replacing by id")
+		out = owner.ok(key, "hub", "registry-credentials", "add", "GAR puller", "--registry-host", "us-docker.pkg.dev", "--service-account-json", "-", "--org", org, "--supersede", page.Items[0].ID)
+		Expect(out).To(ContainSubstring(`Replaced registry credential "GAR puller" (gar)`))
+
+		By("a key and a user name together, or neither, is a usage error")
+		r := mem.run("", nil, "hub", "registry-credentials", "add", "x", "--registry-host", "us-docker.pkg.dev", "--service-account-json", file, "--username", "u", "--org", org)
+		Expect(r.code).To(Equal(2), r.String())
+		r = mem.run("", nil, "hub", "registry-credentials", "add", "x", "--registry-host", "us-docker.pkg.dev", "--org", org)
+		Expect(r.code).To(Equal(2), r.String())
+
+		By("delete by id: that record only")
+		Expect(owner.ok("", "hub", "registry-credentials", "delete", page.Items[0].ID, "--org", org, "--purge")).To(ContainSubstring("Purged registry credential " + page.Items[0].ID + " (1 record)"))
+		ids := strings.Fields(owner.ok("", "hub", "registry-credentials", "list", "--org", org, "--status", "all", "-q"))
+		Expect(ids).To(HaveLen(1))
+		Expect(ids[0]).NotTo(Equal(page.Items[0].ID))
+		expectNoLeak("sa-canary-cli-7")
 	})
 
 	It("lets exactly 20 of 22 concurrent adds through the org limit", func() {
@@ -196,7 +232,7 @@ var _ = Describe("podium hub registry-credentials", func() {
 				defer wg.Done()
 				defer GinkgoRecover()
 				results[i] = mem.run(fmt.Sprintf("limit-token-%02d-zzzz", i), nil,
-					"hub", "registry-credentials", "add", fmt.Sprintf("registry %02d", i), "--server", "registry.example.com:5000", "--username", "ci", "--org", org)
+					"hub", "registry-credentials", "add", fmt.Sprintf("registry %02d", i), "--registry-host", "registry.example.com:5000", "--username", "ci", "--org", org)
 			}()
 		}
 		wg.Wait()

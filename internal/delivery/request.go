@@ -11,7 +11,6 @@ package delivery
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/google/uuid"
@@ -20,9 +19,6 @@ import (
 	"podium.dev/podium/internal/preflight"
 	"podium.dev/podium/internal/secrets"
 )
-
-// envVarRe is what a hosted secret's envVar may be (the HostedSecret CRD's pattern).
-var envVarRe = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
 
 // maxNames bounds the names one run may ask for.
 const maxNames = 64
@@ -71,7 +67,7 @@ func ParseRequest(annotations map[string]string) Request {
 	seen := map[string]bool{}
 	for _, n := range splitList(annotations[hubv1alpha1.AnnotationSecrets]) {
 		switch {
-		case !envVarRe.MatchString(n):
+		case hubv1alpha1.CheckEnvVar(n) != "":
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %q is not an environment variable name (A-Z, 0-9, _); ignored", hubv1alpha1.AnnotationSecrets, clip(n)))
 		case seen[n]:
 		case len(r.Names) == maxNames:
@@ -93,7 +89,7 @@ func ParseRequest(annotations map[string]string) Request {
 	seenReg := map[string]bool{}
 	for _, n := range splitList(annotations[hubv1alpha1.AnnotationRegistryCredentials]) {
 		switch {
-		case secrets.CheckDisplayName(n) != "":
+		case hubv1alpha1.CheckDisplayName(n) != "":
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %q is not a registry credential's display name; ignored", hubv1alpha1.AnnotationRegistryCredentials, clip(n)))
 		case seenReg[n]:
 		case len(r.Registry) == secrets.MaxRegistryCredentials:

@@ -3,9 +3,12 @@ package operator
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"podium.dev/podium/internal/apikeys"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/secrets"
 )
 
 // reviewTTL is how long a TokenReview or SubjectAccessReview answer is reused: a revoked
@@ -13,11 +16,25 @@ import (
 // one review per TTL.
 const reviewTTL = 10 * time.Second
 
+// apiKeySigningSecret is the operator-only Secret (in the value namespace) whose key
+// signs the access tokens of API-key exchanges.
+const apiKeySigningSecret = "podium-api-key-signing-key"
+
+// setupAuthn makes the reviewer of every HTTP request: Podium API keys and their access
+// tokens (docs/api-keys.md) in front of Kubernetes' TokenReview and SubjectAccessReview,
+// and mounts /v1/api-keys and /v1/api-key-exchange.
 func setupAuthn(mgr manager.Manager, o Options, c *components) error {
-	r, err := authn.NewKubeReviewer(mgr.GetConfig(), reviewTTL)
+	kube, err := authn.NewKubeReviewer(mgr.GetConfig(), reviewTTL)
 	if err != nil {
 		return err
 	}
+	keys := &apikeys.Store{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: valueNamespace(o)}
+	signer := &secrets.Keyring{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
+		Secret: types.NamespacedName{Namespace: valueNamespace(o), Name: apiKeySigningSecret}}
+	r := apikeys.NewReviewer(kube, keys, signer)
 	c.Reviewer = r
+	for pattern, h := range apikeys.NewAPI(r, mgr.GetLogger().WithName("api-keys")).Routes() {
+		c.Routes[pattern] = h
+	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/preflight"
 	"podium.dev/podium/internal/secrets"
+	"podium.dev/podium/internal/secretsapi"
 )
 
 // setupSecrets registers the HostedSecret controller and mounts /v1/secrets and
@@ -56,7 +57,7 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 		return fmt.Errorf("setting up the HostedSecret controller: %w", err)
 	}
 
-	api := &secrets.API{Store: &secrets.Store{Lifecycle: lc}, Cache: mgr.GetClient(), Reviewer: c.Reviewer, Log: lc.Log}
+	api := &secretsapi.API{Store: &secrets.Store{Lifecycle: lc}, Cache: mgr.GetClient(), Reviewer: c.Reviewer, Log: lc.Log}
 	if o.FingerprintKeySecret.Name != "" {
 		api.Keyring = &secrets.Keyring{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Secret: o.FingerprintKeySecret}
 		api.Store.Seats = &secrets.Seats{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Slots: lc.Slots}

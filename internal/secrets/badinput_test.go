@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"podium.dev/podium/internal/secrets"
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
 
 // Bad input found in the attack pass: each is a clear 4xx in the error envelope naming
@@ -73,7 +73,7 @@ var _ = Describe("Bad input to the secrets API", func() {
 		for _, p := range []string{"anthropic\u202egnp", "open\u200bai", "a\u2028b", "a\x7fb", "a\tb"} {
 			code, out := store(alice, map[string]any{"env_var": "P_KEY", "value": "sk-provider-1234", "provider": p})
 			expectError(code, out, http.StatusUnprocessableEntity, "validation_failed", "provider")
-			Expect(secrets.ValidProviderText(p)).To(BeFalse())
+			Expect(hubv1alpha1.ValidProviderText(p)).To(BeFalse())
 			hs := declared(acme, "prov", alice.User, "P_KEY", "prov")
 			hs.Spec.Provider = p
 			err := k8sClient.Create(ctx, hs)
@@ -81,7 +81,7 @@ var _ = Describe("Bad input to the secrets API", func() {
 			Expect(err.Error()).To(ContainSubstring("spec.provider"))
 		}
 		for _, p := range []string{"anthropic", "Zhīpǔ 智谱", "together_ai (eu)"} {
-			Expect(secrets.ValidProviderText(p)).To(BeTrue())
+			Expect(hubv1alpha1.ValidProviderText(p)).To(BeTrue())
 			hs := declared(acme, "", alice.User, "P_KEY", "prov")
 			hs.GenerateName, hs.Spec.Provider = "prov-", p
 			Expect(k8sClient.Create(ctx, hs)).To(Succeed(), p)

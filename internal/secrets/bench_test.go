@@ -119,7 +119,7 @@ func BenchmarkRegistryStoreRevoke(b *testing.B) {
 	benchSetup(b)
 	o := newOrg("bench")
 	p := newPerson(o, "owner", "podium-org-owner")
-	body := map[string]any{"display_name": "bench", "server": "ghcr.io", "username": "bench", "password": "bench-token-1234"}
+	body := map[string]any{"display_name": "bench", "registry_host": "ghcr.io", "username": "bench", "password": "bench-token-1234"}
 	b.ResetTimer()
 	for range b.N {
 		if code, out := call(http.MethodPost, "/v1/registry-credentials", p.Token, body); code != http.StatusCreated {

@@ -100,7 +100,7 @@ var _ = Describe("A secret value", func() {
 		}
 		withPassword := func(fields map[string]any) map[string]any {
 			fields["password"] = canary
-			for k, v := range map[string]any{"display_name": "leak registry", "server": "registry.leak.example:5000", "username": "leak-bot"} {
+			for k, v := range map[string]any{"display_name": "leak registry", "registry_host": "registry.leak.example:5000", "username": "leak-bot"} {
 				if _, set := fields[k]; !set {
 					fields[k] = v
 				}
@@ -118,16 +118,16 @@ var _ = Describe("A secret value", func() {
 			{member.Token, withPassword(map[string]any{}), http.StatusConflict},
 			{member.Token, withPassword(map[string]any{"supersede_credential_id": regID}), http.StatusForbidden},
 			{owner.Token, withPassword(map[string]any{"supersede_credential_id": uuid.NewString()}), http.StatusConflict},
-			{owner.Token, withPassword(map[string]any{"server": "https://registry.leak.example"}), http.StatusUnprocessableEntity},
+			{owner.Token, withPassword(map[string]any{"registry_host": "https://registry.leak.example"}), http.StatusUnprocessableEntity},
 			{owner.Token, withPassword(map[string]any{"username": canary + ":x"}), http.StatusUnprocessableEntity},
 			{owner.Token, withPassword(map[string]any{"display_name": canary + ","}), http.StatusUnprocessableEntity},
 			{owner.Token, withPassword(map[string]any{"colour": "red"}), http.StatusBadRequest},
-			{owner.Token, `{"display_name": "x", "server": "ghcr.io", "username": "u", "password": "` + canary + `"`, http.StatusBadRequest},
-			{owner.Token, `{"display_name": "x", "server": "ghcr.io", "username": "u", "password": ["` + canary + `"]}`, http.StatusBadRequest},
+			{owner.Token, `{"display_name": "x", "registry_host": "ghcr.io", "username": "u", "password": "` + canary + `"`, http.StatusBadRequest},
+			{owner.Token, `{"display_name": "x", "registry_host": "ghcr.io", "username": "u", "password": ["` + canary + `"]}`, http.StatusBadRequest},
 			{stranger.Token, withPassword(map[string]any{"org_id": leak.UID}), http.StatusForbidden},
 			{"", withPassword(map[string]any{}), http.StatusUnauthorized},
 			{canary, withPassword(map[string]any{}), http.StatusUnauthorized},
-			{owner.Token, `{"display_name": "x", "server": "ghcr.io", "username": "u", "password": "` + strings.Repeat(canary, 40000) + `"}`, http.StatusRequestEntityTooLarge},
+			{owner.Token, `{"display_name": "x", "registry_host": "ghcr.io", "username": "u", "password": "` + strings.Repeat(canary, 40000) + `"}`, http.StatusRequestEntityTooLarge},
 		} {
 			code, body := postReg(tc.token, tc.body)
 			Expect(code).To(Equal(tc.status), string(body))

@@ -6,47 +6,6 @@ import (
 	"testing"
 )
 
-func TestRegistryFieldChecks(t *testing.T) {
-	cases := []struct {
-		check func(string) string
-		in    string
-		ok    bool
-	}{
-		{CheckServer, "ghcr.io", true},
-		{CheckServer, "registry.example.com:5000", true},
-		{CheckServer, "localhost", true},
-		{CheckServer, "GHCR.io", false},
-		{CheckServer, "https://ghcr.io", false},
-		{CheckServer, "ghcr.io/org", false},
-		{CheckServer, "ghcr.io:0", false},
-		{CheckServer, "ghcr.io:65536", false},
-		{CheckServer, "-ghcr.io", false},
-		{CheckServer, "", false},
-		{CheckServer, strings.Repeat("a", 254), false},
-		{CheckUsername, "podium-bot", true},
-		{CheckUsername, "me@example.com", true},
-		{CheckUsername, "a:b", false},
-		{CheckUsername, "a b", false},
-		{CheckUsername, "a\u202eb", false},
-		{CheckUsername, "", false},
-		{CheckUsername, strings.Repeat("é", 256), true},
-		{CheckUsername, strings.Repeat("é", 257), false},
-		{CheckDisplayName, "GHCR bot", true},
-		{CheckDisplayName, "a", true},
-		{CheckDisplayName, "docker.io_mirror-2", true},
-		{CheckDisplayName, "a,b", false},
-		{CheckDisplayName, " a", false},
-		{CheckDisplayName, "a ", false},
-		{CheckDisplayName, "", false},
-		{CheckDisplayName, strings.Repeat("a", 64), false},
-	}
-	for _, c := range cases {
-		if got := c.check(c.in) == ""; got != c.ok {
-			t.Errorf("check(%q) ok = %v, want %v", c.in, got, c.ok)
-		}
-	}
-}
-
 func TestDockerConfigJSONRoundTrip(t *testing.T) {
 	for _, pw := range []string{"ghp_token", "pa:ss\"wörd\n", "x"} {
 		raw, err := DockerConfigJSON("ghcr.io", "bot", pw)

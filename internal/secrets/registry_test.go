@@ -25,7 +25,8 @@ type registryRecord struct {
 	ID          string  `json:"id"`
 	OrgID       string  `json:"org_id"`
 	DisplayName string  `json:"display_name"`
-	Server      string  `json:"server"`
+	Server      string  `json:"registry_host"`
+	Provider    string  `json:"provider"`
 	Username    string  `json:"username"`
 	Fingerprint string  `json:"fingerprint"`
 	ValueLast4  string  `json:"value_last4"`
@@ -46,12 +47,12 @@ func listRegistry(p person, query string) []registryRecord {
 	code, body := call(http.MethodGet, "/v1/registry-credentials"+query, p.Token, nil)
 	ExpectWithOffset(1, code).To(Equal(http.StatusOK), string(body))
 	return decode[struct {
-		RegistryCredentials []registryRecord `json:"registry_credentials"`
-	}](body).RegistryCredentials
+		Credentials []registryRecord `json:"credentials"`
+	}](body).Credentials
 }
 
 func cred(name, password string) map[string]any {
-	return map[string]any{"display_name": name, "server": "ghcr.io", "username": "podium-bot", "password": password}
+	return map[string]any{"display_name": name, "registry_host": "ghcr.io", "username": "podium-bot", "password": password}
 }
 
 var _ = Describe("/v1/registry-credentials", func() {
@@ -70,7 +71,7 @@ var _ = Describe("/v1/registry-credentials", func() {
 		Expect(code).To(Equal(http.StatusCreated), string(body))
 		first := decode[registryRecord](body)
 		Expect(first).To(And(
-			HaveField("OrgID", acme.UID), HaveField("DisplayName", "GHCR bot"), HaveField("Server", "ghcr.io"),
+			HaveField("OrgID", acme.UID), HaveField("DisplayName", "GHCR bot"), HaveField("Server", "ghcr.io"), HaveField("Provider", "basic"),
 			HaveField("Username", "podium-bot"), HaveField("ValueLast4", "0001"), HaveField("Status", "active"),
 			HaveField("Fingerprint", MatchRegexp(`^hmac-sha256:[0-9a-f]{16}$`)),
 		))
@@ -157,18 +158,18 @@ var _ = Describe("/v1/registry-credentials", func() {
 			code  int
 			field string
 		}{
-			{`{"server":"ghcr.io","username":"u","password":"pw-canary-xyz"}`, 400, "display_name"},
-			{`{"display_name":"a","username":"u","password":"pw-canary-xyz"}`, 400, "server"},
-			{`{"display_name":"a","server":"ghcr.io","password":"pw-canary-xyz"}`, 400, "username"},
-			{`{"display_name":"a","server":"ghcr.io","username":"u"}`, 400, "password"},
-			{`{"display_name":"a","server":"ghcr.io","username":"u","password":"pw-canary-xyz","extra":1}`, 400, "extra"},
-			{`{"display_name":"a,b","server":"ghcr.io","username":"u","password":"pw-canary-xyz"}`, 422, "display_name"},
-			{`{"display_name":"a","server":"GHCR.io","username":"u","password":"pw-canary-xyz"}`, 422, "server"},
-			{`{"display_name":"a","server":"https://ghcr.io","username":"u","password":"pw-canary-xyz"}`, 422, "server"},
-			{`{"display_name":"a","server":"ghcr.io:70000","username":"u","password":"pw-canary-xyz"}`, 422, "server"},
-			{`{"display_name":"a","server":"ghcr.io","username":"a:b","password":"pw-canary-xyz"}`, 422, "username"},
-			{`{"display_name":"a","server":"ghcr.io","username":"u","password":""}`, 422, "password"},
-			{`{"display_name":"a","server":"ghcr.io","username":"u","password":"pw-canary-xyz","supersede_credential_id":"x"}`, 422, "supersede_credential_id"},
+			{`{"registry_host":"ghcr.io","username":"u","password":"pw-canary-xyz"}`, 400, "display_name"},
+			{`{"display_name":"a","username":"u","password":"pw-canary-xyz"}`, 400, "registry_host"},
+			{`{"display_name":"a","registry_host":"ghcr.io","password":"pw-canary-xyz"}`, 400, "username"},
+			{`{"display_name":"a","registry_host":"ghcr.io","username":"u"}`, 400, "password"},
+			{`{"display_name":"a","registry_host":"ghcr.io","username":"u","password":"pw-canary-xyz","extra":1}`, 400, "extra"},
+			{`{"display_name":"a,b","registry_host":"ghcr.io","username":"u","password":"pw-canary-xyz"}`, 422, "display_name"},
+			{`{"display_name":"a","registry_host":"GHCR.io","username":"u","password":"pw-canary-xyz"}`, 422, "registry_host"},
+			{`{"display_name":"a","registry_host":"https://ghcr.io","username":"u","password":"pw-canary-xyz"}`, 422, "registry_host"},
+			{`{"display_name":"a","registry_host":"ghcr.io:70000","username":"u","password":"pw-canary-xyz"}`, 422, "registry_host"},
+			{`{"display_name":"a","registry_host":"ghcr.io","username":"a:b","password":"pw-canary-xyz"}`, 422, "username"},
+			{`{"display_name":"a","registry_host":"ghcr.io","username":"u","password":""}`, 422, "password"},
+			{`{"display_name":"a","registry_host":"ghcr.io","username":"u","password":"pw-canary-xyz","supersede_credential_id":"x"}`, 422, "supersede_credential_id"},
 		} {
 			code, body := call(http.MethodPost, "/v1/registry-credentials", member.Token, c.body)
 			Expect(code).To(Equal(c.code), c.body+" -> "+string(body))
@@ -182,7 +183,7 @@ var _ = Describe("/v1/registry-credentials", func() {
 		Expect(code).To(Equal(http.StatusUnauthorized))
 		code, body = call(http.MethodDelete, "/v1/registry-credentials", member.Token, map[string]any{})
 		Expect(code).To(Equal(http.StatusBadRequest))
-		Expect(string(body)).To(ContainSubstring("display_name"))
+		Expect(string(body)).To(ContainSubstring("credential_id"))
 	})
 
 	It("cannot be created with kubectl: only the operator stores registry credentials", func() {
@@ -220,14 +221,14 @@ var _ = Describe("The registry fields", func() {
 			field, value string
 			check        func(string) string
 		}{
-			{"server", "ghcr.io", secrets.CheckServer}, {"server", "registry.example.com:5000", secrets.CheckServer},
-			{"server", "GHCR.io", secrets.CheckServer}, {"server", "https://ghcr.io", secrets.CheckServer},
-			{"server", "ghcr.io/x", secrets.CheckServer}, {"server", "a..b", secrets.CheckServer},
-			{"username", "me@example.com", secrets.CheckUsername}, {"username", "a:b", secrets.CheckUsername},
-			{"username", "a b", secrets.CheckUsername}, {"username", "a\u202eb", secrets.CheckUsername},
-			{"username", "a\tb", secrets.CheckUsername},
-			{"displayName", "GHCR bot", secrets.CheckDisplayName}, {"displayName", "a,b", secrets.CheckDisplayName},
-			{"displayName", " a", secrets.CheckDisplayName}, {"displayName", "x_y.z-1", secrets.CheckDisplayName},
+			{"server", "ghcr.io", hubv1alpha1.CheckServer}, {"server", "registry.example.com:5000", hubv1alpha1.CheckServer},
+			{"server", "GHCR.io", hubv1alpha1.CheckServer}, {"server", "https://ghcr.io", hubv1alpha1.CheckServer},
+			{"server", "ghcr.io/x", hubv1alpha1.CheckServer}, {"server", "a..b", hubv1alpha1.CheckServer},
+			{"username", "me@example.com", hubv1alpha1.CheckUsername}, {"username", "a:b", hubv1alpha1.CheckUsername},
+			{"username", "a b", hubv1alpha1.CheckUsername}, {"username", "a\u202eb", hubv1alpha1.CheckUsername},
+			{"username", "a\tb", hubv1alpha1.CheckUsername},
+			{"displayName", "GHCR bot", hubv1alpha1.CheckDisplayName}, {"displayName", "a,b", hubv1alpha1.CheckDisplayName},
+			{"displayName", " a", hubv1alpha1.CheckDisplayName}, {"displayName", "x_y.z-1", hubv1alpha1.CheckDisplayName},
 		}
 		for _, c := range cases {
 			reg := &hubv1alpha1.RegistrySpec{Server: "ghcr.io", Username: "u", DisplayName: "d"}

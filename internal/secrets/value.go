@@ -1,11 +1,12 @@
 // Package secrets stores hosted secrets: the value in a Kubernetes Secret, the metadata
 // in a HostedSecret, and which secret is active in each slot in a per-slot pointer
 // object, so that two active secrets in one slot are impossible even with several
-// operator replicas (docs/secrets.md). It serves POST, GET and DELETE /v1/secrets.
+// operator replicas (docs/secrets.md).
 //
 // Nothing in this package ever puts a value into a log line, an event, a status, an
 // HTTP response or an error: values are only written into Secret data and read back
-// only to compute the last four characters.
+// only to compute the last four characters. The HTTP handlers that use it live in
+// internal/secretsapi; the JSON shapes in internal/wire/secretswire.
 package secrets
 
 import (
@@ -18,8 +19,8 @@ import (
 
 // Value limits (docs/secrets.md: a value is 1 B to 64 KiB).
 const (
-	MinValueBytes = 1
-	MaxValueBytes = 64 << 10
+	MinValueBytes = hubv1alpha1.MinValueBytes
+	MaxValueBytes = hubv1alpha1.MaxValueBytes
 	// minLast4Runes: values shorter than this show no last four characters, so that a
 	// short value never leaks whole (or nearly whole).
 	minLast4Runes = 8

@@ -1,48 +1,16 @@
-package secrets
+package secretsapi
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/secrets"
+	"podium.dev/podium/internal/wire/secretswire"
 )
-
-var (
-	envVarRe = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
-)
-
-// MaxProviderChars bounds the provider label (docs/secrets.md).
-const MaxProviderChars = 64
-
-// storeBody is the body of POST /v1/secrets. Pointers tell a missing field from an
-// empty one. Value is never echoed anywhere, not even in a validation message.
-type storeBody struct {
-	Scope                 *string `json:"scope"`
-	EnvVar                *string `json:"env_var"`
-	Value                 *string `json:"value"`
-	Provider              *string `json:"provider"`
-	JobID                 *string `json:"job_id"`
-	OrgID                 *string `json:"org_id"`
-	Org                   *string `json:"org"`
-	SupersedeCredentialID *string `json:"supersede_credential_id"`
-	SupersedeSecretID     *string `json:"supersede_secret_id"`
-}
-
-// revokeBody is the body of DELETE /v1/secrets.
-type revokeBody struct {
-	Scope  *string `json:"scope"`
-	EnvVar *string `json:"env_var"`
-	JobID  *string `json:"job_id"`
-	Purge  *bool   `json:"purge"`
-	OrgID  *string `json:"org_id"`
-	Org    *string `json:"org"`
-}
 
 // storeInput is a validated storeBody (the org is resolved later).
 type storeInput struct {
@@ -105,7 +73,7 @@ func (f fieldErrs) err() error {
 	return apierr.Invalid(f...)
 }
 
-func validateStore(b storeBody) (storeInput, error) {
+func validateStore(b secretswire.StoreSecret) (storeInput, error) {
 	if b.EnvVar == nil {
 		return storeInput{}, apierr.BadRequest("env_var", "is required")
 	}
@@ -117,17 +85,15 @@ func validateStore(b storeBody) (storeInput, error) {
 	in.Scope = scopeOf(b.Scope, &errs)
 	checkEnvVar(in.EnvVar, &errs)
 	switch n := len(in.Value); {
-	case n < MinValueBytes:
+	case n < secrets.MinValueBytes:
 		errs.add("value", "must not be empty")
-	case n > MaxValueBytes:
+	case n > secrets.MaxValueBytes:
 		errs.add("value", "must be at most 65536 bytes")
 	}
 	if b.Provider != nil {
 		in.Provider = *b.Provider
-		if utf8.RuneCountInString(in.Provider) > MaxProviderChars {
-			errs.add("provider", "must be at most 64 characters")
-		} else if !ValidProviderText(in.Provider) {
-			errs.add("provider", "must not contain control or formatting characters (such as bidirectional overrides)")
+		if m := hubv1alpha1.CheckProvider(in.Provider); m != "" {
+			errs.add("provider", m)
 		}
 	}
 	in.JobID = jobIDOf(in.Scope, b.JobID, &errs)
@@ -145,7 +111,7 @@ func validateStore(b storeBody) (storeInput, error) {
 	return in, errs.err()
 }
 
-func validateRevoke(b revokeBody) (revokeInput, error) {
+func validateRevoke(b secretswire.RevokeSecret) (revokeInput, error) {
 	if b.EnvVar == nil {
 		return revokeInput{}, apierr.BadRequest("env_var", "is required")
 	}
@@ -228,18 +194,9 @@ func scopeOf(s *string, errs *fieldErrs) hubv1alpha1.SecretScope {
 }
 
 func checkEnvVar(v string, errs *fieldErrs) {
-	if m := CheckEnvVar(v); m != "" {
+	if m := hubv1alpha1.CheckEnvVar(v); m != "" {
 		errs.add("env_var", m)
 	}
-}
-
-// CheckEnvVar returns what is wrong with an env var name, "" when nothing is. The CLI
-// checks with it too.
-func CheckEnvVar(v string) string {
-	if !envVarRe.MatchString(v) {
-		return "must match ^[A-Z][A-Z0-9_]{0,63}$: an upper-case letter, then up to 63 upper-case letters, digits or underscores"
-	}
-	return ""
 }
 
 // jobIDNeedsJobScope is the one rule of job_id for POST, GET and DELETE alike: it is
@@ -271,17 +228,4 @@ func uuidField(field string, v *string, errs *fieldErrs) string {
 		return ""
 	}
 	return strings.ToLower(*v)
-}
-
-// ValidProviderText says whether a provider label is free of control characters (Cc),
-// formatting characters (Cf: bidirectional overrides, zero-width characters) and line
-// or paragraph separators, which would garble `kubectl get hs` and mislead a reader.
-// The CRD's rule on spec.provider says the same in CEL; a test keeps the two equal.
-func ValidProviderText(s string) bool {
-	for _, r := range s {
-		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
-			return false
-		}
-	}
-	return true
 }

@@ -1,4 +1,4 @@
-package secrets
+package secretsapi
 
 import (
 	"context"
@@ -19,45 +19,23 @@ import (
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/secrets"
+	"podium.dev/podium/internal/wire/secretswire"
 )
 
 // resource is the RBAC resource every secrets decision is about.
 const resource = "hostedsecrets"
 
-// Record is a secret's metadata as the HTTP API shows it (docs/secrets.md). It has no field
-// that could hold the value.
-type Record struct {
-	ID         string  `json:"id"`
-	Scope      string  `json:"scope"`
-	JobID      *string `json:"job_id"`
-	OrgID      string  `json:"org_id"`
-	EnvVar     string  `json:"env_var"`
-	Provider   *string `json:"provider"`
-	ValueLast4 string  `json:"value_last4"`
-	Status     string  `json:"status"`
-	CreatedAt  string  `json:"created_at"`
-	LastUsedAt *string `json:"last_used_at"`
-}
-
-// Existing is the active secret a 409 replacement_required names (docs/secrets.md).
-type Existing struct {
-	ID         string `json:"id"`
-	Scope      string `json:"scope"`
-	EnvVar     string `json:"env_var"`
-	ValueLast4 string `json:"value_last4"`
-	CreatedAt  string `json:"created_at"`
-}
-
 // API serves /v1/secrets.
 type API struct {
-	Store *Store
+	Store *secrets.Store
 	// Cache reads the manager's informer caches (HostedSecrets, Namespaces).
 	Cache    client.Reader
 	Reviewer authn.Reviewer
 	Log      logr.Logger
 	// Keyring fingerprints registry credentials; with Store.Seats it enables
 	// /v1/registry-credentials (registry_api.go).
-	Keyring *Keyring
+	Keyring *secrets.Keyring
 }
 
 // Routes are the API's handlers by ServeMux pattern.
@@ -92,10 +70,10 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	slot := slotOf(org.Name, in.Scope, in.JobID, in.EnvVar, caller)
-	hs, old, err := a.Store.Store(r.Context(), StoreRequest{
+	hs, old, err := a.Store.Store(r.Context(), secrets.StoreRequest{
 		Slot: slot, Provider: in.Provider, Value: in.Value, CreatedBy: caller.User, SupersedeID: types.UID(in.SupersedeID),
 	})
-	var rr *ReplacementRequiredError
+	var rr *secrets.ReplacementRequiredError
 	switch {
 	case errors.As(err, &rr):
 		e := apierr.New(http.StatusConflict, apierr.CodeReplacementRequired,
@@ -103,7 +81,7 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 		e.Existing = existingOf(rr.Existing)
 		apierr.Write(w, e)
 		return
-	case errors.Is(err, ErrStale):
+	case errors.Is(err, secrets.ErrStale):
 		apierr.Write(w, apierr.New(http.StatusConflict, apierr.CodeReplacementStale,
 			"supersede_credential_id no longer names the active secret for %s; list the secrets again before retrying", in.EnvVar))
 		return
@@ -151,7 +129,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, r, err)
 		return
 	}
-	out := []Record{}
+	out := []secretswire.Record{}
 	for i := range hsl.Items {
 		hs := &hsl.Items[i]
 		if listed(hs, in, all, caller.User) {
@@ -164,12 +142,12 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		}
 		return out[i].ID < out[j].ID
 	})
-	writeJSON(w, http.StatusOK, map[string][]Record{"secrets": out})
+	writeJSON(w, http.StatusOK, map[string][]secretswire.Record{"secrets": out})
 }
 
 // listed says whether a list request shows hs.
 func listed(hs *hubv1alpha1.HostedSecret, in listInput, all bool, user string) bool {
-	scope := SlotOf(hs).Scope
+	scope := secrets.SlotOf(hs).Scope
 	switch {
 	case hs.DeletionTimestamp != nil, hs.Status.State == "":
 		return false // being deleted, or a store in flight
@@ -179,14 +157,14 @@ func listed(hs *hubv1alpha1.HostedSecret, in listInput, all bool, user string) b
 		return false
 	case in.Scope != "" && scope != in.Scope:
 		return false
-	case in.JobID != "" && SlotOf(hs).JobID != in.JobID:
+	case in.JobID != "" && secrets.SlotOf(hs).JobID != in.JobID:
 		return false
 	case all:
 		return true
 	case scope == hubv1alpha1.ScopeUser:
 		return hs.Spec.Owner == user
 	default:
-		return StoredBy(hs, user)
+		return secrets.StoredBy(hs, user)
 	}
 }
 
@@ -207,9 +185,9 @@ func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
 	} else {
 		changed, err = a.Store.RevokeSlot(r.Context(), slot, permit)
 	}
-	if errors.Is(err, ErrNotYours) {
+	if errors.Is(err, secrets.ErrNotYours) {
 		apierr.Write(w, apierr.Forbidden("the job-scope secret %s of job %s was stored by another user; revoking or purging it needs the %s verb on hostedsecrets in %s",
-			in.EnvVar, in.JobID, VerbManageOthers, org.Name))
+			in.EnvVar, in.JobID, secrets.VerbManageOthers, org.Name))
 		return
 	}
 	if err != nil {
@@ -225,25 +203,19 @@ func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]int{"affected": n})
 }
 
-// VerbManageOthers is the custom RBAC verb on hostedsecrets that lets its holder act on
-// other users' secrets: store one for another owner, and update, delete, revoke or
-// purge another user's (docs/secrets.md, "Ownership"). Org owners and the operator
-// hold it; the admission policy in config/admission asks for it too.
-const VerbManageOthers = "manage-others"
-
 // permit returns which records of a slot the caller may revoke or purge. A user-scope
 // slot is the caller's own (its owner is the caller). A job-scope record is the
 // caller's when the caller stored it; anyone else needs manage-others.
-func (a *API) permit(ctx context.Context, caller *authn.Caller, ns string, scope hubv1alpha1.SecretScope) (Permit, error) {
+func (a *API) permit(ctx context.Context, caller *authn.Caller, ns string, scope hubv1alpha1.SecretScope) (secrets.Permit, error) {
 	if scope == hubv1alpha1.ScopeUser {
 		return func(*hubv1alpha1.HostedSecret) bool { return true }, nil
 	}
-	others, err := a.allowed(ctx, caller, ns, VerbManageOthers)
+	others, err := a.allowed(ctx, caller, ns, secrets.VerbManageOthers)
 	if err != nil {
 		return nil, err
 	}
 	return func(hs *hubv1alpha1.HostedSecret) bool {
-		return others || StoredBy(hs, caller.User)
+		return others || secrets.StoredBy(hs, caller.User)
 	}, nil
 }
 
@@ -276,8 +248,8 @@ func begin[B, I any](a *API, w http.ResponseWriter, r *http.Request, validate fu
 }
 
 // slotOf is the slot a write names: for user scope its owner is the caller.
-func slotOf(namespace string, scope hubv1alpha1.SecretScope, jobID, envVar string, caller *authn.Caller) Slot {
-	slot := Slot{Namespace: namespace, Scope: scope, JobID: jobID, EnvVar: envVar}
+func slotOf(namespace string, scope hubv1alpha1.SecretScope, jobID, envVar string, caller *authn.Caller) secrets.Slot {
+	slot := secrets.Slot{Namespace: namespace, Scope: scope, JobID: jobID, EnvVar: envVar}
 	if scope == hubv1alpha1.ScopeUser {
 		slot.Owner = caller.User
 	}
@@ -413,10 +385,13 @@ func (a *API) internal(w http.ResponseWriter, r *http.Request, err error) {
 	apierr.Write(w, err)
 }
 
-func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) Record {
-	rec := Record{
-		ID:         string(hs.UID),
-		Scope:      string(SlotOf(hs).Scope),
+// publicID is a record's id as the HTTP API shows it and takes it back.
+func publicID(hs *hubv1alpha1.HostedSecret) string { return string(hs.UID) }
+
+func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) secretswire.Record {
+	rec := secretswire.Record{
+		ID:         publicID(hs),
+		Scope:      string(secrets.SlotOf(hs).Scope),
 		OrgID:      orgID,
 		EnvVar:     hs.Spec.EnvVar,
 		ValueLast4: hs.Status.ValueLast4,
@@ -424,7 +399,7 @@ func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) Record {
 		CreatedAt:  timestamp(hs.CreationTimestamp.Time),
 	}
 	if hs.Spec.JobID != "" {
-		j := SlotOf(hs).JobID
+		j := secrets.SlotOf(hs).JobID
 		rec.JobID = &j
 	}
 	if hs.Spec.Provider != "" {
@@ -438,10 +413,10 @@ func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) Record {
 	return rec
 }
 
-func existingOf(hs *hubv1alpha1.HostedSecret) Existing {
-	return Existing{
-		ID:         string(hs.UID),
-		Scope:      string(SlotOf(hs).Scope),
+func existingOf(hs *hubv1alpha1.HostedSecret) secretswire.Existing {
+	return secretswire.Existing{
+		ID:         publicID(hs),
+		Scope:      string(secrets.SlotOf(hs).Scope),
 		EnvVar:     hs.Spec.EnvVar,
 		ValueLast4: hs.Status.ValueLast4,
 		CreatedAt:  timestamp(hs.CreationTimestamp.Time),

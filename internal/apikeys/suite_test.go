@@ -1,0 +1,143 @@
+package apikeys_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/testenv"
+)
+
+var (
+	cfg       *rest.Config
+	k8sClient client.Client
+	clientset *kubernetes.Clientset
+	testEnv   *envtest.Environment
+	ctx       context.Context
+	cancel    context.CancelFunc
+	op        *testenv.Operator
+)
+
+func TestAPIKeys(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "API Keys Suite")
+}
+
+var _ = BeforeSuite(func() {
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	ctx, cancel = context.WithCancel(context.Background())
+	var err error
+	testEnv, cfg, err = testenv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
+	op, err = testenv.StartOperator(ctx, cfg)
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(func() {
+	if cancel != nil {
+		cancel()
+	}
+	if op != nil {
+		<-op.Done
+	}
+	if testEnv != nil {
+		Expect(testEnv.Stop()).To(Succeed())
+	}
+})
+
+// person is a ServiceAccount of a namespace with a token, bound to an org role.
+type person struct {
+	NS, Name, User, Token string
+}
+
+func newPerson(ns, name, role string) person {
+	GinkgoHelper()
+	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, name, role)
+	Expect(err).NotTo(HaveOccurred())
+	return person{NS: ns, Name: name, User: "system:serviceaccount:" + ns + ":" + name, Token: token}
+}
+
+func newOrg(prefix string) string {
+	GinkgoHelper()
+	ns := testenv.Namespace(prefix)
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+// call sends a JSON request to the operator's HTTP API ("" token: none) from the
+// default local address.
+func call(method, path, token string, body any) (int, []byte) {
+	GinkgoHelper()
+	return callFrom(http.DefaultClient, method, path, token, body)
+}
+
+func callFrom(hc *http.Client, method, path, token string, body any) (int, []byte) {
+	GinkgoHelper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		Expect(err).NotTo(HaveOccurred())
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, op.BaseURL+path, rd)
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := hc.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	return resp.StatusCode, out
+}
+
+// clientFrom is an HTTP client whose connections come from the loopback address ip, so
+// that per-address limits of one test do not touch the others.
+func clientFrom(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
+}
+
+func decode[T any](b []byte) T {
+	GinkgoHelper()
+	var v T
+	Expect(json.Unmarshal(b, &v)).To(Succeed(), string(b))
+	return v
+}
+
+func keysOf(raw []byte) []string {
+	GinkgoHelper()
+	var m map[string]json.RawMessage
+	Expect(json.Unmarshal(raw, &m)).To(Succeed(), string(raw))
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/wire/secretswire"
+)
+
+// registryAddOptions are the inputs of `podium hub registry-credentials add`.
+type registryAddOptions struct {
+	a                             *app
+	name                          string
+	server, username, passwordEnv string
+	serviceAccountFile            string
+	rep                           replaceFlags
+	// set by Complete
+	body secretswire.StoreRegistry
+}
+
+func (a *app) registryAddCmd() *cobra.Command {
+	o := &registryAddOptions{a: a}
+	c := &cobra.Command{
+		Use:   "add DISPLAY_NAME --registry-host HOST[:PORT] (--service-account-json FILE | --username U [--password-env VAR]) [--yes | --supersede ID]",
+		Short: "Store a container registry credential: a Google service-account key, or a user name and password",
+		Long: "Stores the credential DISPLAY_NAME of the organization for the registry at --registry-host.\n" +
+			"With --service-account-json FILE it is a Google Artifact Registry service-account key (the file's JSON;\n" +
+			"- reads it from stdin): runs sign in as _json_key with the key, as GAR expects. Otherwise it signs in\n" +
+			"as --username with a password or token read from the environment variable named by --password-env,\n" +
+			"else from a hidden prompt when stdin is a terminal, else from stdin (one trailing newline removed);\n" +
+			"never from a flag. When an active credential of that name exists, a terminal asks whether to replace\n" +
+			"it; elsewhere --yes (or --supersede ID) is required. An organization holds at most 20.",
+		Args: exactArgs(1, "a display name"),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Validate(c, args); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(a.ctx(c))
+		},
+	}
+	c.Flags().StringVar(&o.server, "registry-host", "", "the registry's host name with an optional port, e.g. us-docker.pkg.dev or ghcr.io")
+	c.Flags().StringVar(&o.server, "server", "", "the registry's host name (an older name of --registry-host)")
+	_ = c.Flags().MarkDeprecated("server", "use --registry-host")
+	c.Flags().StringVar(&o.serviceAccountFile, "service-account-json", "", "a Google service-account key file (JSON; - for stdin): a GAR credential")
+	c.Flags().StringVar(&o.username, "username", "", "the account to sign in with (a registry other than GAR)")
+	c.Flags().StringVar(&o.passwordEnv, "password-env", "", "read the password from this environment variable")
+	o.rep.add(c, "credential")
+	a.addJSON(c)
+	return c
+}
+
+// Validate checks the arguments and flags with the API's own field rules.
+func (o *registryAddOptions) Validate(c *cobra.Command, args []string) error {
+	o.name = args[0]
+	if !c.Flags().Changed("registry-host") && !c.Flags().Changed("server") {
+		return usagef("--registry-host is required")
+	}
+	if (o.serviceAccountFile == "") == (o.username == "") {
+		return usagef("give --service-account-json FILE (Google Artifact Registry) or --username (any other registry), one of them")
+	}
+	if o.serviceAccountFile != "" && o.passwordEnv != "" {
+		return usagef("--password-env goes with --username; a service-account key comes from --service-account-json")
+	}
+	if err := o.rep.check(); err != nil {
+		return err
+	}
+	checks := []struct{ flag, msg string }{
+		{"DISPLAY_NAME", hubv1alpha1.CheckDisplayName(o.name)}, {"--registry-host", hubv1alpha1.CheckServer(o.server)},
+	}
+	if o.username != "" {
+		checks = append(checks, struct{ flag, msg string }{"--username", hubv1alpha1.CheckUsername(o.username)})
+	}
+	for _, f := range checks {
+		if f.msg != "" {
+			return usagef("%s %s", f.flag, f.msg)
+		}
+	}
+	return nil
+}
+
+// Complete reads the key or the password and builds the request body.
+func (o *registryAddOptions) Complete() error {
+	o.body = secretswire.StoreRegistry{RegistryHost: &o.server, DisplayName: &o.name}
+	if o.serviceAccountFile != "" {
+		key, err := o.a.readKeyFile(o.serviceAccountFile)
+		if err != nil {
+			return err
+		}
+		// The file's text as a JSON string, as Harbor sends it; the API checks that it
+		// is a service-account key.
+		raw, err := json.Marshal(string(key))
+		if err != nil {
+			return err
+		}
+		o.body.ServiceAccountJSON = raw
+		return nil
+	}
+	value, err := o.a.readValue(valueSource{fromEnv: o.passwordEnv}, "Password for "+o.username+"@"+o.server)
+	if err != nil {
+		return err
+	}
+	o.body.Username, o.body.Password = &o.username, secretswire.Ptr(string(value))
+	return nil
+}
+
+// readKeyFile reads a key file (- for stdin), at most the API's value limit.
+func (a *app) readKeyFile(path string) ([]byte, error) {
+	var r io.Reader = a.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, usagef("--service-account-json: %v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, hubv1alpha1.MaxValueBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the service-account key: %w", err)
+	}
+	if len(b) == 0 || len(b) > hubv1alpha1.MaxValueBytes {
+		return nil, usagef("--service-account-json must be a key file of 1 B to 64 KiB")
+	}
+	return b, nil
+}
+
+// Run stores the credential, asking before it replaces an active one.
+func (o *registryAddOptions) Run(ctx context.Context) error {
+	api, opts, err := o.a.api()
+	if err != nil {
+		return err
+	}
+	o.body.Org = orgField(opts)
+	var rec secretswire.RegistryRecord
+	replaced, err := o.a.storeWithConfirm(o.rep, func(supersede *string) error {
+		o.body.SupersedeCredentialID = supersede
+		return api.Do(ctx, http.MethodPost, "/v1/registry-credentials", nil, o.body, &rec)
+	}, func(e map[string]any) string {
+		fp, _ := e["fingerprint"].(string)
+		return fmt.Sprintf("the active registry credential %q %s (fingerprint %s)", o.name, ending(e), fp)
+	})
+	if err != nil {
+		return err
+	}
+	return o.a.secretPrinter().registryStored(rec, replaced)
+}
