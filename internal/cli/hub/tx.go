@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -132,23 +131,11 @@ func (c *Client) dryRun(ctx context.Context, p *plan) error {
 		} else {
 			continue
 		}
-		details.InvalidRowCount++
-		if len(details.InvalidRows) == maxInvalidListed {
-			details.Truncated = true
-			continue
-		}
 		idx := p.rows[i].index
-		details.InvalidRows = append(details.InvalidRows, InvalidRow{Index: &idx, ID: idOf(p.rows[i]), Fields: fields})
+		details.add(InvalidRow{Index: &idx, ID: idOf(p.rows[i]), Fields: fields})
 	}
-	if details.InvalidRowCount > 0 {
-		first := details.InvalidRows[0]
-		msg := fmt.Sprintf("rows[%d]: %s: %s", *first.Index, first.Fields[0].Field, first.Fields[0].Message)
-		if details.InvalidRowCount > 1 {
-			msg += fmt.Sprintf(" (%d invalid rows in all)", details.InvalidRowCount)
-		}
-		e := apierr.New(http.StatusUnprocessableEntity, apierr.CodeRowsInvalid, "%s; nothing was written", msg)
-		e.Details = details
-		return e
+	if err := details.Err(); err != nil {
+		return err
 	}
 	return other
 }
