@@ -375,13 +375,12 @@ func (c *Client) awaitRowIDs(ctx context.Context, board client.Object, rows []cl
 	for _, r := range rows {
 		pending[r.GetUID()] = true
 	}
-	deadline := time.Now().Add(idWait)
 	sel := client.MatchingFields{RowBoardField: board.GetName(), RowIDField: ""}
-	for delay := 20 * time.Millisecond; len(pending) > 0; delay = min(delay*2, 500*time.Millisecond) {
+	awaitState(ctx, func() bool {
 		var list metav1.PartialObjectMetadataList
 		list.SetGroupVersionKind(hubv1alpha1.GroupVersion.WithKind("LeaderboardRowList"))
 		if err := c.c.List(ctx, &list, client.InNamespace(board.GetNamespace()), sel); err != nil {
-			return
+			return true
 		}
 		without := make(map[types.UID]bool, len(list.Items))
 		for _, r := range list.Items {
@@ -392,15 +391,8 @@ func (c *Client) awaitRowIDs(ctx context.Context, board client.Object, rows []cl
 				delete(pending, uid)
 			}
 		}
-		if len(pending) == 0 || time.Now().After(deadline) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(delay):
-		}
-	}
+		return len(pending) == 0
+	})
 }
 
 // awaitNewRowIDs waits for the ids of the rows a plan created (see awaitRowIDs).

@@ -65,24 +65,8 @@ func (c *Client) UpdateBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, r
 		c.Settle(ctx, lb)
 	}
 	next := lb.DeepCopy()
-	if req.Config != nil {
-		if err := applyConfig(lb, &next.Spec, req.Config); err != nil {
-			return nil, err
-		}
-	}
-	if req.Title != nil {
-		next.Spec.Title = *req.Title
-	}
-	if req.Description != nil {
-		d := *req.Description
-		next.Spec.Description = &d
-	}
-	if req.Visibility != "" {
-		next.Spec.Visibility = hubv1alpha1.Visibility(req.Visibility)
-	}
-	if req.VersionFlags {
-		refs, ids := append([]string{}, req.Refs...), append([]string{}, req.IDs...)
-		next.Spec.DatasetVersionRefs, next.Spec.DatasetVersionIDs = &refs, &ids
+	if err := req.apply(lb, &next.Spec); err != nil {
+		return nil, err
 	}
 	res := &UpdateResult{DryRun: req.DryRun, Diff: specDiff(&lb.Spec, &next.Spec)}
 	for _, d := range res.Diff {
@@ -126,6 +110,31 @@ func (c *Client) UpdateBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, r
 	return res, nil
 }
 
+// apply sets the definition the request gives on spec (of lb): the --config file's
+// keys, then the flags over them.
+func (req *UpdateRequest) apply(lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec) error {
+	if req.Config != nil {
+		if err := applyConfig(lb, spec, req.Config); err != nil {
+			return err
+		}
+	}
+	if req.Title != nil {
+		spec.Title = *req.Title
+	}
+	if req.Description != nil {
+		d := *req.Description
+		spec.Description = &d
+	}
+	if req.Visibility != "" {
+		spec.Visibility = hubv1alpha1.Visibility(req.Visibility)
+	}
+	if req.VersionFlags {
+		refs, ids := append([]string{}, req.Refs...), append([]string{}, req.IDs...)
+		spec.DatasetVersionRefs, spec.DatasetVersionIDs = &refs, &ids
+	}
+	return nil
+}
+
 // applyConfig applies a definition file to spec. Only the keys the file holds change
 // (a key holding null or [] is a change: it empties the field; an absent key keeps
 // the current value); an exported file holds every key, so export, edit, update
@@ -148,6 +157,15 @@ func applyConfig(lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec,
 	} else {
 		f = *cfg.File
 	}
+	if err := checkConfigTarget(lb, &f); err != nil {
+		return err
+	}
+	return applyKeys(spec, &f, has)
+}
+
+// checkConfigTarget refuses a definition file of another board (leaderboard_id), one
+// that would change the board's package or name, and a stale one.
+func checkConfigTarget(lb *hubv1alpha1.Leaderboard, f *BoardFile) error {
 	if f.LeaderboardID != "" && f.LeaderboardID != string(lb.UID) {
 		return apierr.BadRequest("leaderboard_id", "the file is for leaderboard %s, not %s", f.LeaderboardID, lb.UID)
 	}
@@ -162,10 +180,12 @@ func applyConfig(lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec,
 	if f.Name != "" && f.Name != lb.Spec.Name {
 		return apierr.Invalid(apierr.FieldError{Field: "name", Message: fmt.Sprintf("cannot be changed (is %q, the file says %q)", lb.Spec.Name, f.Name)})
 	}
-	if err := CheckToken("leaderboard "+Slug(lb), f.ExpectedUpdatedAt, lb); err != nil {
-		return err
-	}
-	from := SpecFromFile(&f)
+	return CheckToken("leaderboard "+Slug(lb), f.ExpectedUpdatedAt, lb)
+}
+
+// applyKeys sets the definition keys a file holds (has) on spec.
+func applyKeys(spec *hubv1alpha1.LeaderboardSpec, f *BoardFile, has map[string]bool) error {
+	from := SpecFromFile(f)
 	if has["title"] {
 		if from.Title == "" {
 			return apierr.Invalid(apierr.FieldError{Field: "title", Message: "must be 1 to 200 characters; a title cannot be removed"})
@@ -272,30 +292,9 @@ func (c *Client) planRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, spec
 	if err != nil {
 		return err
 	}
-	var inputs []RowInput
-	newRows := 0
-	for i := range f.Rows {
-		fr := &f.Rows[i]
-		if fr.ID == "" {
-			newRows++
-			inputs = append(inputs, RowInput{Index: i, Spec: RowSpecFromFile(lb.Name, fr)})
-			continue
-		}
-		cur := existing[strings.ToLower(fr.ID)]
-		if cur == nil {
-			return apierr.NotFound("rows[%d]: row %s is not a row of leaderboard %s", i, fr.ID, Slug(lb))
-		}
-		if fr.ExpectedUpdatedAt != "" {
-			c.Settle(ctx, cur)
-		}
-		if err := CheckToken(fmt.Sprintf("rows[%d] (row %s)", i, fr.ID), fr.ExpectedUpdatedAt, cur); err != nil {
-			return err
-		}
-		nextSpec := mergeRow(&cur.Spec, fr)
-		inputs = append(inputs, RowInput{Index: i, ID: fr.ID, Spec: nextSpec})
-	}
-	if newRows > MaxRowsPerRequest {
-		return apierr.BadRequest("rows", "%d new rows; at most %d per request", newRows, MaxRowsPerRequest)
+	inputs, err := c.rowInputs(ctx, lb, f, existing)
+	if err != nil {
+		return err
 	}
 	if err := c.ValidateRows(spec, inputs); err != nil {
 		return err
@@ -322,6 +321,37 @@ func (c *Client) planRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, spec
 		res.RowDiffs = append(res.RowDiffs, RowDiff{Index: in.Index, ID: in.ID, Fields: fields})
 	}
 	return nil
+}
+
+// rowInputs are the rows a rows file writes: a row with an id is that row of the board
+// (refused when it is not, or when it changed since the file's token) merged with what
+// the file gives; a row without one is new (at most MaxRowsPerRequest).
+func (c *Client) rowInputs(ctx context.Context, lb *hubv1alpha1.Leaderboard, f *RowsFile, existing map[string]*hubv1alpha1.LeaderboardRow) ([]RowInput, error) {
+	var inputs []RowInput
+	newRows := 0
+	for i := range f.Rows {
+		fr := &f.Rows[i]
+		if fr.ID == "" {
+			newRows++
+			inputs = append(inputs, RowInput{Index: i, Spec: RowSpecFromFile(lb.Name, fr)})
+			continue
+		}
+		cur := existing[strings.ToLower(fr.ID)]
+		if cur == nil {
+			return nil, apierr.NotFound("rows[%d]: row %s is not a row of leaderboard %s", i, fr.ID, Slug(lb))
+		}
+		if fr.ExpectedUpdatedAt != "" {
+			c.Settle(ctx, cur)
+		}
+		if err := CheckToken(fmt.Sprintf("rows[%d] (row %s)", i, fr.ID), fr.ExpectedUpdatedAt, cur); err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, RowInput{Index: i, ID: fr.ID, Spec: mergeRow(&cur.Spec, fr)})
+	}
+	if newRows > MaxRowsPerRequest {
+		return nil, apierr.BadRequest("rows", "%d new rows; at most %d per request", newRows, MaxRowsPerRequest)
+	}
+	return inputs, nil
 }
 
 // rowsByID fetches the rows a file names by id: one id lookup each for a few, one
