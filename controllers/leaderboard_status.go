@@ -102,8 +102,10 @@ func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts, now time.Time) hubv1
 // specChangedAt is status.updatedAt: when the object's spec last changed, as the
 // controller saw it. The status write a new generation causes anyway (observedGeneration)
 // carries it, so it costs no write of its own. The first status of generation 1 takes
-// the creation time; any other generation the status has not described yet takes now
-// (never before the creation or the previous value, whatever the clocks). While the
+// the creation time; any other generation the status has not described yet takes now,
+// but at least a second after the previous value (or the creation), whatever the clocks:
+// updated_at is served to the second and is the token of stale protection, so every
+// spec change must move it, two changes within one second too. While the
 // generation stays the one the status describes, it is kept as it is: labels,
 // annotations, status and resyncs never move it, and an object whose generation was
 // observed before the field existed keeps none rather than being written again.
@@ -115,12 +117,13 @@ func specChangedAt(obj metav1.Object, observed int64, prev *metav1.Time, now tim
 	case observed == 0 && gen <= 1:
 		return &created
 	}
-	t := now
-	if t.Before(created.Time) {
-		t = created.Time
+	last := created.Time
+	if prev != nil && prev.After(last) {
+		last = prev.Time
 	}
-	if prev != nil && t.Before(prev.Time) {
-		t = prev.Time
+	t := now.Truncate(time.Second)
+	if next := last.Truncate(time.Second).Add(time.Second); t.Before(next) {
+		t = next
 	}
 	return &metav1.Time{Time: t}
 }

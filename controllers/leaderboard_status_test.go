@@ -221,7 +221,8 @@ func TestSpecChangedAt(t *testing.T) {
 		{"first status of generation 1: the creation", 1, 0, nil, at(created)},
 		{"first status of a generation changed before the controller saw it: now", 3, 0, nil, at(testNow)},
 		{"a new generation: now", 2, 1, at(created), at(testNow)},
-		{"a new generation never goes back", 2, 1, at(later), at(later)},
+		{"a new generation never goes back", 2, 1, at(later), at(later.Add(time.Second))},
+		{"a new generation within the second of the previous one: a second later", 2, 1, at(testNow), at(testNow.Truncate(time.Second).Add(time.Second))},
 		{"the same generation keeps it (labels, status, resyncs)", 2, 2, at(earlier), at(earlier)},
 		{"the same generation observed before the field existed keeps none", 4, 4, nil, nil},
 	}
@@ -235,8 +236,9 @@ func TestSpecChangedAt(t *testing.T) {
 	}
 	t.Run("a clock behind the creation", func(t *testing.T) {
 		obj := &metav1.ObjectMeta{Generation: 2, CreationTimestamp: metav1.NewTime(testNow.Add(time.Minute))}
-		if got := specChangedAt(obj, 1, nil, testNow); !got.Equal(&obj.CreationTimestamp) {
-			t.Errorf("specChangedAt = %v, want the creation %v", got, obj.CreationTimestamp)
+		want := metav1.NewTime(obj.CreationTimestamp.Add(time.Second))
+		if got := specChangedAt(obj, 1, nil, testNow); !got.Equal(&want) {
+			t.Errorf("specChangedAt = %v, want a second after the creation %v", got, obj.CreationTimestamp)
 		}
 	})
 }

@@ -136,12 +136,20 @@ func (p *paging) add(c *cobra.Command) {
 	c.Flags().IntVar(&p.page, "page", 1, "page to print, from 1 (without it, quiet or piped output prints every page)")
 }
 
-// check validates --limit and --page; --page 0 is refused like any page below 1.
+// check is complete and validate at once (the secrets and registry lists).
 func (p *paging) check(c *cobra.Command) error {
+	p.complete(c)
+	return p.validate()
+}
+
+// complete records whether --page was given.
+func (p *paging) complete(c *cobra.Command) { p.pageSet = c.Flags().Changed("page") }
+
+// validate checks --limit and --page; --page 0 is refused like any page below 1.
+func (p *paging) validate() error {
 	if p.limit < 1 || p.limit > 1000 {
 		return usagef("--limit must be between 1 and 1000, not %d", p.limit)
 	}
-	p.pageSet = c.Flags().Changed("page")
 	if p.page < 1 {
 		return usagef("--page starts at 1, not %d", p.page)
 	}

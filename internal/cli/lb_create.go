@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,10 +10,17 @@ import (
 	"podium.dev/podium/internal/cli/hub"
 )
 
+// createOptions is `leaderboard create`: a board from a file and/or flags, with rows.
+type createOptions struct {
+	*app
+	cmd          *cobra.Command
+	config, rows string
+	over         hub.BoardFlags
+	description  string
+}
+
 func (a *app) createCmd() *cobra.Command {
-	var config, rows string
-	var over hub.BoardFlags
-	var description string
+	o := &createOptions{app: a}
 	c := &cobra.Command{
 		Use:   "create [--config <file>] [-p <org>/<dataset>] [-n <name>] [-t <title>] [-d <description>] [--rows <file>] [--visibility public|private]",
 		Short: "Create a leaderboard from a file and/or flags, optionally with rows, all or nothing",
@@ -20,69 +28,93 @@ func (a *app) createCmd() *cobra.Command {
 			"value. Without --config the board has the flags' fields and empty schemas, columns and\n" +
 			"ranking (add them later with export, edit, update --config).",
 		Args: noArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			f := c.Flags()
-			if config == "" {
-				if err := requireFlags(c, "package", "name", "title"); err != nil {
-					return usagef("%s (or give --config)", err.Error())
-				}
-			}
-			if v := over.Visibility; v != "" && v != "public" && v != "private" {
-				return usagef("--visibility must be public or private, not %q", v)
-			}
-			if f.Changed("description") {
-				over.Description = &description
-			}
-			if f.Changed("dataset-version-ref") || f.Changed("dataset-version-id") {
-				over.VersionFlags = true
-				for _, id := range over.IDs {
-					if !hubv1alpha1.IsUUID(id) {
-						return usagef("--dataset-version-id %q is not a UUID", id)
-					}
-				}
-			}
-			var cfg *hub.Config
-			var err error
-			if config != "" {
-				if cfg, err = hub.LoadConfig(config); err != nil {
-					return err
-				}
-			}
-			var rf *hub.RowsFile
-			if rows != "" {
-				if rf, err = hub.LoadRows(rows); err != nil {
-					return err
-				}
-			}
-			cl, err := a.hub()
-			if err != nil {
-				return err
-			}
-			out, err := cl.CreateBoard(a.ctx(c), cfg, rf, over)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				rowsJSON := []hub.RowJSON{}
-				for _, r := range out.Rows {
-					rowsJSON = append(rowsJSON, hub.RowToJSON(string(out.Board.UID), r, 0))
-				}
-				return a.printJSON(map[string]any{"leaderboard": hub.BoardToJSON(out.Board), "rows": rowsJSON})
-			}
-			fmt.Fprintf(a.stdout, "Created leaderboard %s (%s) with %s\n", hub.Slug(out.Board), out.Board.UID, count(len(out.Rows), "row"))
-			return nil
-		},
+		RunE: a.runVerb(o),
 	}
 	f := c.Flags()
-	f.StringVar(&config, "config", "", "definition file (.yaml/.yml/.json, or manifests from export --format manifest)")
-	f.StringVarP(&over.Package, "package", "p", "", "dataset slug <org>/<dataset> (overrides the file)")
-	f.StringVarP(&over.Name, "name", "n", "", "leaderboard slug (overrides the file)")
-	f.StringVarP(&over.Title, "title", "t", "", "title (overrides the file)")
-	f.StringVarP(&description, "description", "d", "", "description (overrides the file)")
-	f.StringVar(&over.Visibility, "visibility", "", "public or private (overrides the file)")
-	f.StringArrayVar(&over.Refs, "dataset-version-ref", nil, "dataset version ref (latest or a tag); repeatable; replaces the file's associations")
-	f.StringArrayVar(&over.IDs, "dataset-version-id", nil, "dataset version UUID; repeatable; replaces the file's associations")
-	f.StringVar(&rows, "rows", "", "rows file to add in the same operation (1 to 500 rows)")
+	f.StringVar(&o.config, "config", "", "definition file (.yaml/.yml/.json, or manifests from export --format manifest)")
+	f.StringVarP(&o.over.Package, "package", "p", "", "dataset slug <org>/<dataset> (overrides the file)")
+	f.StringVarP(&o.over.Name, "name", "n", "", "leaderboard slug (overrides the file)")
+	f.StringVarP(&o.over.Title, "title", "t", "", "title (overrides the file)")
+	f.StringVarP(&o.description, "description", "d", "", "description (overrides the file)")
+	f.StringVar(&o.over.Visibility, "visibility", "", "public or private (overrides the file)")
+	f.StringArrayVar(&o.over.Refs, "dataset-version-ref", nil, "dataset version ref (latest or a tag); repeatable; replaces the file's associations")
+	f.StringArrayVar(&o.over.IDs, "dataset-version-id", nil, "dataset version UUID; repeatable; replaces the file's associations")
+	f.StringVar(&o.rows, "rows", "", "rows file to add in the same operation (1 to 500 rows)")
 	a.addJSON(c)
 	return c
+}
+
+func (o *createOptions) Complete(c *cobra.Command, _ []string) error {
+	o.cmd = c
+	if c.Flags().Changed("description") {
+		o.over.Description = &o.description
+	}
+	o.over.VersionFlags = c.Flags().Changed("dataset-version-ref") || c.Flags().Changed("dataset-version-id")
+	return nil
+}
+
+func (o *createOptions) Validate() error {
+	if o.config == "" {
+		if err := requireFlags(o.cmd, "package", "name", "title"); err != nil {
+			return usagef("%s (or give --config)", err.Error())
+		}
+	}
+	if err := validVisibility(o.over.Visibility); err != nil {
+		return err
+	}
+	if o.over.VersionFlags {
+		return validVersionIDs(o.over.IDs)
+	}
+	return nil
+}
+
+func (o *createOptions) Run(ctx context.Context) error {
+	var cfg *hub.Config
+	var err error
+	if o.config != "" {
+		if cfg, err = hub.LoadConfig(o.config); err != nil {
+			return err
+		}
+	}
+	var rf *hub.RowsFile
+	if o.rows != "" {
+		if rf, err = hub.LoadRows(o.rows); err != nil {
+			return err
+		}
+	}
+	cl, err := o.hub()
+	if err != nil {
+		return err
+	}
+	out, err := cl.CreateBoard(ctx, cfg, rf, o.over)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		rowsJSON := []hub.RowJSON{}
+		for _, r := range out.Rows {
+			rowsJSON = append(rowsJSON, hub.RowToJSON(string(out.Board.UID), hub.RankedRow{Row: r}))
+		}
+		return o.printJSON(map[string]any{"leaderboard": hub.BoardToJSON(out.Board), "rows": rowsJSON})
+	}
+	fmt.Fprintf(o.stdout, "Created leaderboard %s (%s) with %s\n", hub.Slug(out.Board), out.Board.UID, count(len(out.Rows), "row"))
+	return nil
+}
+
+// validVisibility refuses a --visibility other than public or private (or none).
+func validVisibility(v string) error {
+	if v != "" && v != "public" && v != "private" {
+		return usagef("--visibility must be public or private, not %q", v)
+	}
+	return nil
+}
+
+// validVersionIDs refuses a --dataset-version-id that is not a UUID.
+func validVersionIDs(ids []string) error {
+	for _, id := range ids {
+		if !hubv1alpha1.IsUUID(id) {
+			return usagef("--dataset-version-id %q is not a UUID", id)
+		}
+	}
+	return nil
 }

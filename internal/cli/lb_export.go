@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -8,47 +9,65 @@ import (
 	"podium.dev/podium/internal/cli/hub"
 )
 
+// exportOptions is `leaderboard export`: the definition as a file to edit and apply,
+// or the board and its rows as manifests.
+type exportOptions struct {
+	*app
+	ref, output, format string
+	force               bool
+	// kind is what is written (a definition file or manifests), fileFormat its format.
+	kind, fileFormat hub.Format
+}
+
 func (a *app) exportCmd() *cobra.Command {
-	var output, format string
-	var force bool
+	o := &exportOptions{app: a}
 	c := &cobra.Command{
 		Use:   "export <leaderboard> --output <file>",
 		Short: "Export a leaderboard's definition (or, --format manifest, the board and rows as manifests)",
 		Args:  exactArgs(1, "one leaderboard"),
-		RunE: func(c *cobra.Command, args []string) error {
-			if output == "" {
-				return usagef("--output is required")
-			}
-			kind, fileFormat, err := hub.OutputFormat(output, format)
-			if err != nil {
-				return usageError{err}
-			}
-			cl, err := a.hub()
-			if err != nil {
-				return err
-			}
-			lb, err := cl.Board(a.ctx(c), args[0])
-			if err != nil {
-				return err
-			}
-			data, err := cl.ExportBoard(a.ctx(c), lb, kind, fileFormat)
-			if err != nil {
-				return err
-			}
-			if err := hub.WriteFile(output, data, force); err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(map[string]string{"leaderboard_id": string(lb.UID), "output": output, "format": string(kind), "expected_updated_at": hub.UpdatedAt(lb)})
-			}
-			fmt.Fprintf(a.stdout, "Exported %s to %s\n", hub.Slug(lb), output)
-			return nil
-		},
+		RunE:  a.runVerb(o),
 	}
 	f := c.Flags()
-	f.StringVarP(&output, "output", "o", "", "file to write (.yaml, .yml or .json)")
-	f.StringVar(&format, "format", "", "yaml or json (default: by extension), or manifest")
-	f.BoolVar(&force, "force", false, "overwrite an existing file")
+	f.StringVarP(&o.output, "output", "o", "", "file to write (.yaml, .yml or .json)")
+	f.StringVar(&o.format, "format", "", "yaml or json (default: by extension), or manifest")
+	f.BoolVar(&o.force, "force", false, "overwrite an existing file")
 	a.addJSON(c)
 	return c
+}
+
+func (o *exportOptions) Complete(_ *cobra.Command, args []string) error {
+	o.ref = args[0]
+	return nil
+}
+
+func (o *exportOptions) Validate() error {
+	if o.output == "" {
+		return usagef("--output is required")
+	}
+	var err error
+	if o.kind, o.fileFormat, err = hub.OutputFormat(o.output, o.format); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+func (o *exportOptions) Run(ctx context.Context) error {
+	cl, lb, err := o.board(ctx, o.ref)
+	if err != nil {
+		return err
+	}
+	// The token written is the updated_at the read serves from now on.
+	cl.Settle(ctx, lb)
+	data, err := cl.ExportBoard(ctx, lb, o.kind, o.fileFormat)
+	if err != nil {
+		return err
+	}
+	if err := hub.WriteFile(o.output, data, o.force); err != nil {
+		return err
+	}
+	if o.json {
+		return o.printJSON(map[string]string{"leaderboard_id": string(lb.UID), "output": o.output, "format": string(o.kind), "expected_updated_at": hub.UpdatedAt(lb)})
+	}
+	fmt.Fprintf(o.stdout, "Exported %s to %s\n", hub.Slug(lb), o.output)
+	return nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -9,9 +10,18 @@ import (
 	"podium.dev/podium/internal/cli/hub"
 )
 
+// initOptions is `leaderboard init`: an example definition to edit and create.
+type initOptions struct {
+	*app
+	cmd                              *cobra.Command
+	pkg, name, title, output, format string
+	force                            bool
+	// fileFormat is the output file's format, by its extension.
+	fileFormat hub.Format
+}
+
 func (a *app) initCmd() *cobra.Command {
-	var pkg, name, title, output, format string
-	var force bool
+	o := &initOptions{app: a}
 	c := &cobra.Command{
 		Use:   "init --package <org>/<dataset> --name <name> --title <title> --output <file>",
 		Short: "Write an example leaderboard definition to edit and create",
@@ -19,63 +29,68 @@ func (a *app) initCmd() *cobra.Command {
 			"reward metrics column (number, metrics.reward), ranked by metrics.reward desc, nulls last.\n" +
 			"YAML by default; --format json, or --format manifest for a Kubernetes manifest to commit.",
 		Args: noArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if err := requireFlags(c, "package", "name", "title", "output"); err != nil {
-				return err
-			}
-			if org, ds, ok := strings.Cut(pkg, "/"); !ok || org == "" || ds == "" || strings.Contains(ds, "/") {
-				return usagef("--package must be <org>/<dataset>, not %q", pkg)
-			}
-			var fileFormat hub.Format
-			var data []byte
-			var err error
-			switch format {
-			case "", "yaml", "json", "manifest":
-			default:
-				return usagef("--format must be yaml, json or manifest, not %q", format)
-			}
-			ext, err := hub.FormatOf(output)
-			if err != nil {
-				return usageError{err}
-			}
-			fileFormat = ext
-			if format == "yaml" || format == "json" {
-				if hub.Format(format) != ext {
-					return usagef("--format %s does not match the extension of %s", format, output)
-				}
-			}
-			if format == "manifest" {
-				data, err = hub.InitManifest(pkg, name, title, fileFormat)
-			} else {
-				data, err = hub.Marshal(hub.InitFile(pkg, name, title), fileFormat)
-			}
-			if err != nil {
-				return err
-			}
-			if err := hub.WriteFile(output, data, force); err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(map[string]string{"output": output, "format": string(firstFormat(format, fileFormat))})
-			}
-			fmt.Fprintf(a.stdout, "Wrote %s; edit it, then run: podium hub leaderboard create --config %s\n", output, output)
-			return nil
-		},
+		RunE: a.runVerb(o),
 	}
 	f := c.Flags()
-	f.StringVar(&pkg, "package", "", "dataset slug <org>/<dataset>")
-	f.StringVar(&name, "name", "", "leaderboard slug")
-	f.StringVar(&title, "title", "", "leaderboard title")
-	f.StringVarP(&output, "output", "o", "", "file to write (.yaml, .yml or .json)")
-	f.StringVar(&format, "format", "", "yaml (default), json, or manifest")
-	f.BoolVar(&force, "force", false, "overwrite an existing file")
+	f.StringVar(&o.pkg, "package", "", "dataset slug <org>/<dataset>")
+	f.StringVar(&o.name, "name", "", "leaderboard slug")
+	f.StringVar(&o.title, "title", "", "leaderboard title")
+	f.StringVarP(&o.output, "output", "o", "", "file to write (.yaml, .yml or .json)")
+	f.StringVar(&o.format, "format", "", "yaml (default), json, or manifest")
+	f.BoolVar(&o.force, "force", false, "overwrite an existing file")
 	a.addJSON(c)
 	return c
 }
 
-func firstFormat(flag string, f hub.Format) hub.Format {
-	if flag != "" {
-		return hub.Format(flag)
+func (o *initOptions) Complete(c *cobra.Command, _ []string) error {
+	o.cmd = c
+	return nil
+}
+
+func (o *initOptions) Validate() error {
+	if err := requireFlags(o.cmd, "package", "name", "title", "output"); err != nil {
+		return err
 	}
-	return f
+	if org, ds, ok := strings.Cut(o.pkg, "/"); !ok || org == "" || ds == "" || strings.Contains(ds, "/") {
+		return usagef("--package must be <org>/<dataset>, not %q", o.pkg)
+	}
+	switch o.format {
+	case "", "yaml", "json", "manifest":
+	default:
+		return usagef("--format must be yaml, json or manifest, not %q", o.format)
+	}
+	ext, err := hub.FormatOf(o.output)
+	if err != nil {
+		return usageError{err}
+	}
+	o.fileFormat = ext
+	if (o.format == "yaml" || o.format == "json") && hub.Format(o.format) != ext {
+		return usagef("--format %s does not match the extension of %s", o.format, o.output)
+	}
+	return nil
+}
+
+func (o *initOptions) Run(context.Context) error {
+	var data []byte
+	var err error
+	if o.format == "manifest" {
+		data, err = hub.InitManifest(o.pkg, o.name, o.title, o.fileFormat)
+	} else {
+		data, err = hub.Marshal(hub.InitFile(o.pkg, o.name, o.title), o.fileFormat)
+	}
+	if err != nil {
+		return err
+	}
+	if err := hub.WriteFile(o.output, data, o.force); err != nil {
+		return err
+	}
+	if o.json {
+		format := o.fileFormat
+		if o.format != "" {
+			format = hub.Format(o.format)
+		}
+		return o.printJSON(map[string]string{"output": o.output, "format": string(format)})
+	}
+	fmt.Fprintf(o.stdout, "Wrote %s; edit it, then run: podium hub leaderboard create --config %s\n", o.output, o.output)
+	return nil
 }

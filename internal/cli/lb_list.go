@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"fmt"
+	"context"
 	"slices"
 	"strings"
 
@@ -11,8 +11,15 @@ import (
 	"podium.dev/podium/internal/cli/hub"
 )
 
+// listOptions is `leaderboard list [<org>/<dataset> | <dataset-id>]`.
+type listOptions struct {
+	*app
+	filter string
+	paging paging
+}
+
 func (a *app) listCmd() *cobra.Command {
-	var p paging
+	o := &listOptions{app: a}
 	c := &cobra.Command{
 		Use:     "list [<org>/<dataset> | <dataset-id>]",
 		Aliases: []string{"ls"},
@@ -23,70 +30,33 @@ func (a *app) listCmd() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := p.check(c); err != nil {
-				return err
-			}
-			cl, err := a.hub()
-			if err != nil {
-				return err
-			}
-			filter := ""
-			if len(args) == 1 {
-				filter = args[0]
-			}
-			boards, err := cl.Boards(a.ctx(c), filter)
-			if err != nil {
-				return err
-			}
-			slices.SortFunc(boards, func(x, y hubv1alpha1.Leaderboard) int { return strings.Compare(hub.Slug(&x), hub.Slug(&y)) })
-			lo, hi, pg := a.window(p, len(boards))
-			boards = boards[lo:hi]
-			switch {
-			case a.json:
-				out := []hub.BoardJSON{}
-				for i := range boards {
-					out = append(out, hub.BoardToJSON(&boards[i]))
-				}
-				return a.printJSON(newListPage(out, pg))
-			case a.quiet:
-				for i := range boards {
-					fmt.Fprintln(a.stdout, hub.Slug(&boards[i]))
-				}
-				return nil
-			}
-			t := a.newTable("SLUG", "ID", "TITLE", "VISIBILITY", "ROWS", "READY")
-			for i := range boards {
-				j := hub.BoardToJSON(&boards[i])
-				t.row(hub.Slug(&boards[i]), j.ID, clip(j.Title, 40), j.Visibility, fmt.Sprint(j.Rows), readyText(j))
-			}
-			if err := t.flush(); err != nil {
-				return err
-			}
-			a.pageHint(p, pg, "leaderboard")
-			return nil
-		},
+		RunE: a.runVerb(o),
 	}
-	p.add(c)
+	o.paging.add(c)
 	a.addListFlags(c, "leaderboard slugs")
 	return c
 }
 
-func readyText(j hub.BoardJSON) string {
-	if j.Ready {
-		return "True"
+func (o *listOptions) Complete(c *cobra.Command, args []string) error {
+	if len(args) == 1 {
+		o.filter = args[0]
 	}
-	if j.Reason != "" {
-		return "False (" + j.Reason + ")"
-	}
-	return "False"
+	o.paging.complete(c)
+	return nil
 }
 
-// clip shortens s to n characters for a table cell.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+func (o *listOptions) Validate() error { return o.paging.validate() }
+
+func (o *listOptions) Run(ctx context.Context) error {
+	cl, err := o.hub()
+	if err != nil {
+		return err
 	}
-	return string(r[:n-1]) + "…"
+	boards, err := cl.Boards(ctx, o.filter)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(boards, func(x, y hubv1alpha1.Leaderboard) int { return strings.Compare(hub.Slug(&x), hub.Slug(&y)) })
+	lo, hi, pg := o.window(o.paging, len(boards))
+	return o.print(boards[lo:hi], pg)
 }

@@ -1,19 +1,26 @@
 package cli
 
 import (
-	"fmt"
-	"strings"
+	"context"
 
 	"github.com/spf13/cobra"
 
-	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/cli/hub"
 )
 
+// updateOptions is `leaderboard update`: a definition change and/or a rows file, as
+// one transaction.
+type updateOptions struct {
+	*app
+	ref                                              string
+	title, description, visibility, config, rowsFile string
+	refs, ids                                        []string
+	dryRun                                           bool
+	req                                              hub.UpdateRequest
+}
+
 func (a *app) updateCmd() *cobra.Command {
-	var title, description, visibility, config, rows string
-	var refs, ids []string
-	var dryRun bool
+	o := &updateOptions{app: a}
 	c := &cobra.Command{
 		Use:   "update <leaderboard> [--title] [--description] [--visibility public|private] [--dataset-version-ref <ref>]... [--dataset-version-id <uuid>]... [--config <file>] [--rows <file>] [--dry-run]",
 		Short: "Change a leaderboard's definition and/or apply a rows file, as one transaction",
@@ -23,105 +30,75 @@ func (a *app) updateCmd() *cobra.Command {
 			"dry-run) before the first write, and a failed write restores what was written.\n" +
 			"--dry-run needs both a definition change and --rows; it prints the change and writes nothing.",
 		Args: exactArgs(1, "one leaderboard"),
-		RunE: func(c *cobra.Command, args []string) error {
-			f := c.Flags()
-			req := hub.UpdateRequest{DryRun: dryRun}
-			if f.Changed("title") {
-				req.Title = &title
-			}
-			if f.Changed("description") {
-				req.Description = &description
-			}
-			if visibility != "" && visibility != "public" && visibility != "private" {
-				return usagef("--visibility must be public or private, not %q", visibility)
-			}
-			req.Visibility = visibility
-			if f.Changed("dataset-version-ref") || f.Changed("dataset-version-id") {
-				req.VersionFlags, req.Refs, req.IDs = true, refs, ids
-				for _, id := range ids {
-					if !hubv1alpha1.IsUUID(id) {
-						return usagef("--dataset-version-id %q is not a UUID", id)
-					}
-				}
-			}
-			definition := config != "" || req.Title != nil || req.Description != nil || visibility != "" || req.VersionFlags
-			if dryRun && (!definition || rows == "") {
-				return usagef("--dry-run needs both a definition change (--config or a definition flag) and --rows")
-			}
-			if !definition && rows == "" {
-				return usagef("nothing to update: give --config, --rows or a definition flag")
-			}
-			var err error
-			if config != "" {
-				if req.Config, err = hub.LoadConfig(config); err != nil {
-					return err
-				}
-			}
-			if rows != "" {
-				if req.Rows, err = hub.LoadRows(rows); err != nil {
-					return err
-				}
-			}
-			cl, err := a.hub()
-			if err != nil {
-				return err
-			}
-			lb, err := cl.Board(a.ctx(c), args[0])
-			if err != nil {
-				return err
-			}
-			res, err := cl.UpdateBoard(a.ctx(c), lb, req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(map[string]any{"leaderboard": hub.BoardToJSON(res.Board), "result": res})
-			}
-			a.printUpdate(hub.Slug(lb), res)
-			return nil
-		},
+		RunE: a.runVerb(o),
 	}
 	f := c.Flags()
-	f.StringVar(&title, "title", "", "new title")
-	f.StringVar(&description, "description", "", "new description")
-	f.StringVar(&visibility, "visibility", "", "public or private")
-	f.StringArrayVar(&refs, "dataset-version-ref", nil, "dataset version ref (latest or a tag); repeatable; replaces the associations")
-	f.StringArrayVar(&ids, "dataset-version-id", nil, "dataset version UUID; repeatable; replaces the associations")
-	f.StringVar(&config, "config", "", "definition file (from export, edited)")
-	f.StringVar(&rows, "rows", "", "rows file (from row export --all, edited; rows without id are added)")
-	f.BoolVar(&dryRun, "dry-run", false, "print the change and write nothing")
+	f.StringVar(&o.title, "title", "", "new title")
+	f.StringVar(&o.description, "description", "", "new description")
+	f.StringVar(&o.visibility, "visibility", "", "public or private")
+	f.StringArrayVar(&o.refs, "dataset-version-ref", nil, "dataset version ref (latest or a tag); repeatable; replaces the associations")
+	f.StringArrayVar(&o.ids, "dataset-version-id", nil, "dataset version UUID; repeatable; replaces the associations")
+	f.StringVar(&o.config, "config", "", "definition file (from export, edited; or Harbor's export)")
+	f.StringVar(&o.rowsFile, "rows", "", "rows file (from row export --all, edited, or Harbor's; rows without id are added)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print the change and write nothing")
 	a.addJSON(c)
 	return c
 }
 
-func (a *app) printUpdate(slug string, res *hub.UpdateResult) {
-	w := a.stdout
-	verb := "Updated"
-	if res.DryRun {
-		verb = "Dry run: would update"
+func (o *updateOptions) Complete(c *cobra.Command, args []string) error {
+	o.ref = args[0]
+	f := c.Flags()
+	o.req = hub.UpdateRequest{DryRun: o.dryRun, Visibility: o.visibility}
+	if f.Changed("title") {
+		o.req.Title = &o.title
 	}
-	if len(res.Diff) == 0 && len(res.RowDiffs) == 0 {
-		fmt.Fprintf(w, "No changes to %s\n", slug)
-		return
+	if f.Changed("description") {
+		o.req.Description = &o.description
 	}
-	fmt.Fprintf(w, "%s leaderboard %s\n", verb, slug)
-	for _, d := range res.Diff {
-		fmt.Fprintf(w, "  %s:\n    - %s\n    + %s\n", d.Field, clip(string(d.Old), 200), clip(string(d.New), 200))
+	if f.Changed("dataset-version-ref") || f.Changed("dataset-version-id") {
+		o.req.VersionFlags, o.req.Refs, o.req.IDs = true, o.refs, o.ids
 	}
-	for _, r := range res.RowDiffs {
-		if r.New {
-			fmt.Fprintf(w, "  + rows[%d]: new row\n", r.Index)
-		} else {
-			fmt.Fprintf(w, "  ~ rows[%d] (row %s): %s\n", r.Index, r.ID, strings.Join(r.Fields, ", "))
+	return nil
+}
+
+func (o *updateOptions) Validate() error {
+	if err := validVisibility(o.visibility); err != nil {
+		return err
+	}
+	if o.req.VersionFlags {
+		if err := validVersionIDs(o.ids); err != nil {
+			return err
 		}
 	}
-	created := len(res.RowsCreated)
-	if res.DryRun {
-		for _, r := range res.RowDiffs {
-			if r.New {
-				created++
-			}
+	definition := o.config != "" || o.req.Title != nil || o.req.Description != nil || o.visibility != "" || o.req.VersionFlags
+	if o.dryRun && (!definition || o.rowsFile == "") {
+		return usagef("--dry-run needs both a definition change (--config or a definition flag) and --rows")
+	}
+	if !definition && o.rowsFile == "" {
+		return usagef("nothing to update: give --config, --rows or a definition flag")
+	}
+	return nil
+}
+
+func (o *updateOptions) Run(ctx context.Context) error {
+	var err error
+	if o.config != "" {
+		if o.req.Config, err = hub.LoadConfig(o.config); err != nil {
+			return err
 		}
 	}
-	fmt.Fprintf(w, "%s, %s updated, %s added, %s unchanged\n", count(len(res.Diff), "definition field"), count(len(res.RowsUpdated), "row"), count(created, "row"), count(res.RowsSkipped, "row"))
+	if o.rowsFile != "" {
+		if o.req.Rows, err = hub.LoadRows(o.rowsFile); err != nil {
+			return err
+		}
+	}
+	cl, lb, err := o.board(ctx, o.ref)
+	if err != nil {
+		return err
+	}
+	res, err := cl.UpdateBoard(ctx, lb, o.req)
+	if err != nil {
+		return err
+	}
+	return o.print(hub.Slug(lb), res)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"strings"
 
@@ -11,8 +12,15 @@ import (
 	"podium.dev/podium/internal/cli/hub"
 )
 
+// rowDeleteOptions is `row delete <row-id>...`.
+type rowDeleteOptions struct {
+	*app
+	ids []string
+	yes bool
+}
+
 func (a *app) rowDeleteCmd() *cobra.Command {
-	var yes bool
+	o := &rowDeleteOptions{app: a}
 	c := &cobra.Command{
 		Use:   "delete <row-id>... [--yes]",
 		Short: "Permanently delete rows (and their trial links)",
@@ -30,38 +38,48 @@ func (a *app) rowDeleteCmd() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error {
-			n := len(hub.Dedupe(args))
-			if !yes {
-				if !isTerminal(a.stdin) {
-					return usagef("refusing to delete %s without confirmation: stdin is not a terminal; pass --yes", count(n, "row"))
-				}
-				fmt.Fprintf(a.stderr, "Permanently delete %s and their trial links? Type 'yes' to confirm: ", count(n, "row"))
-				answer, _ := bufio.NewReader(a.stdin).ReadString('\n')
-				if a := strings.ToLower(strings.TrimSpace(answer)); a != "yes" && a != "y" {
-					return fmt.Errorf("not confirmed: nothing was deleted")
-				}
-			}
-			cl, err := a.hub()
-			if err != nil {
-				return err
-			}
-			rows, err := cl.DeleteRows(a.ctx(c), args)
-			if err != nil {
-				return err
-			}
-			ids := []string{}
-			for _, r := range rows {
-				ids = append(ids, string(r.UID))
-			}
-			if a.json {
-				return a.printJSON(map[string]any{"deleted": ids})
-			}
-			fmt.Fprintf(a.stdout, "Deleted %s\n", count(len(ids), "row"))
-			return nil
-		},
+		RunE: a.runVerb(o),
 	}
-	c.Flags().BoolVarP(&yes, "yes", "y", false, "delete without asking")
+	c.Flags().BoolVarP(&o.yes, "yes", "y", false, "delete without asking")
 	a.addJSON(c)
 	return c
+}
+
+func (o *rowDeleteOptions) Complete(_ *cobra.Command, args []string) error {
+	o.ids = args
+	return nil
+}
+
+func (o *rowDeleteOptions) Validate() error {
+	if !o.yes && !isTerminal(o.stdin) {
+		return usagef("refusing to delete %s without confirmation: stdin is not a terminal; pass --yes", count(len(hub.Dedupe(o.ids)), "row"))
+	}
+	return nil
+}
+
+func (o *rowDeleteOptions) Run(ctx context.Context) error {
+	if !o.yes {
+		fmt.Fprintf(o.stderr, "Permanently delete %s and their trial links? Type 'yes' to confirm: ", count(len(hub.Dedupe(o.ids)), "row"))
+		answer, _ := bufio.NewReader(o.stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "yes" && a != "y" {
+			return fmt.Errorf("not confirmed: nothing was deleted")
+		}
+	}
+	cl, err := o.hub()
+	if err != nil {
+		return err
+	}
+	rows, err := cl.DeleteRows(ctx, o.ids)
+	if err != nil {
+		return err
+	}
+	ids := []string{}
+	for _, r := range rows {
+		ids = append(ids, string(r.UID))
+	}
+	if o.json {
+		return o.printJSON(map[string]any{"deleted": ids})
+	}
+	fmt.Fprintf(o.stdout, "Deleted %s\n", count(len(ids), "row"))
+	return nil
 }

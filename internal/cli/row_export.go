@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,12 +12,20 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/boardcsv"
 	"podium.dev/podium/internal/cli/hub"
-	"podium.dev/podium/internal/ranking"
 )
 
+// rowExportOptions is `row export`: one row, or every row of a board (--all), as a
+// file to edit and apply; or (--format csv) a board's ranking as the HTTP API's CSV.
+type rowExportOptions struct {
+	*app
+	ref, output, format string
+	all, force          bool
+	// fileFormat is the rows file's format (not used for csv).
+	fileFormat hub.Format
+}
+
 func (a *app) rowExportCmd() *cobra.Command {
-	var output, format string
-	var all, force bool
+	o := &rowExportOptions{app: a}
 	c := &cobra.Command{
 		Use:   "export (<row-id> | <leaderboard> --all | <leaderboard> --format csv) --output <file>",
 		Short: "Export one row, or every row of a leaderboard (--all), to edit and apply; or a board's ranking as CSV",
@@ -26,113 +35,118 @@ func (a *app) rowExportCmd() *cobra.Command {
 			"--format csv writes the board's ranked rows as the HTTP API's CSV (.csv; docs/http-api.md):\n" +
 			"rank, the rank range when the rules name an uncertainty, id, times, then metadata and metrics.",
 		Args: exactArgs(1, "one row id, or one leaderboard with --all or --format csv"),
-		RunE: func(c *cobra.Command, args []string) error {
-			if output == "" {
-				return usagef("--output is required")
-			}
-			switch format {
-			case "", string(hub.FormatYAML), string(hub.FormatJSON):
-			case "csv":
-				return a.exportCSV(c, args[0], output, all, force)
-			default:
-				return usagef("--format must be yaml, json or csv, not %q", format)
-			}
-			_, ff, err := hub.OutputFormat(output, format)
-			if err != nil {
-				return usageError{err}
-			}
-			cl, err := a.hub()
-			if err != nil {
-				return err
-			}
-			var doc any
-			var n int
-			var id string
-			if all {
-				lb, err := cl.Board(a.ctx(c), args[0])
-				if err != nil {
-					return err
-				}
-				rows, err := cl.BoardRows(a.ctx(c), lb)
-				if err != nil {
-					return err
-				}
-				f := hub.RowsExport(lb, rows)
-				doc, n, id = f, len(f.Rows), string(lb.UID)
-			} else {
-				if !hubv1alpha1.IsUUID(args[0]) {
-					return usagef("%q is not a row id; to export every row of a leaderboard add --all", args[0])
-				}
-				row, err := cl.Row(a.ctx(c), args[0])
-				if err != nil {
-					return err
-				}
-				lb, err := cl.BoardOf(a.ctx(c), row)
-				if err != nil {
-					return err
-				}
-				doc, n, id = hub.RowExport(lb, row), 1, string(row.UID)
-			}
-			data, err := hub.Marshal(doc, ff)
-			if err != nil {
-				return err
-			}
-			if err := hub.WriteFile(output, data, force); err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(map[string]any{"id": id, "output": output, "rows": n})
-			}
-			fmt.Fprintf(a.stdout, "Exported %s to %s\n", count(n, "row"), output)
-			return nil
-		},
+		RunE: a.runVerb(o),
 	}
 	f := c.Flags()
-	f.StringVarP(&output, "output", "o", "", "file to write (.yaml, .yml or .json; .csv with --format csv)")
-	f.StringVar(&format, "format", "", "yaml or json (default: by extension), or csv: the board's ranked rows")
-	f.BoolVar(&all, "all", false, "export every row of the leaderboard")
-	f.BoolVar(&force, "force", false, "overwrite an existing file")
+	f.StringVarP(&o.output, "output", "o", "", "file to write (.yaml, .yml or .json; .csv with --format csv)")
+	f.StringVar(&o.format, "format", "", "yaml or json (default: by extension), or csv: the board's ranked rows")
+	f.BoolVar(&o.all, "all", false, "export every row of the leaderboard")
+	f.BoolVar(&o.force, "force", false, "overwrite an existing file")
 	a.addJSON(c)
 	return c
 }
 
+func (o *rowExportOptions) Complete(_ *cobra.Command, args []string) error {
+	o.ref = args[0]
+	return nil
+}
+
+func (o *rowExportOptions) Validate() error {
+	if o.output == "" {
+		return usagef("--output is required")
+	}
+	switch o.format {
+	case "", string(hub.FormatYAML), string(hub.FormatJSON):
+	case "csv":
+		if o.all {
+			return usagef("--format csv exports the board's ranked rows; --all is for rows files (.yaml, .yml, .json)")
+		}
+		if !strings.EqualFold(filepath.Ext(o.output), ".csv") {
+			return usagef("--format csv writes a .csv file; %q does not end in .csv", o.output)
+		}
+		return nil
+	default:
+		return usagef("--format must be yaml, json or csv, not %q", o.format)
+	}
+	var err error
+	if _, o.fileFormat, err = hub.OutputFormat(o.output, o.format); err != nil {
+		return usageError{err}
+	}
+	if !o.all && !hubv1alpha1.IsUUID(o.ref) {
+		return usagef("%q is not a row id; to export every row of a leaderboard add --all", o.ref)
+	}
+	return nil
+}
+
+func (o *rowExportOptions) Run(ctx context.Context) error {
+	if o.format == "csv" {
+		return o.exportCSV(ctx)
+	}
+	doc, n, id, err := o.document(ctx)
+	if err != nil {
+		return err
+	}
+	data, err := hub.Marshal(doc, o.fileFormat)
+	if err != nil {
+		return err
+	}
+	if err := hub.WriteFile(o.output, data, o.force); err != nil {
+		return err
+	}
+	if o.json {
+		return o.printJSON(map[string]any{"id": id, "output": o.output, "rows": n})
+	}
+	fmt.Fprintf(o.stdout, "Exported %s to %s\n", count(n, "row"), o.output)
+	return nil
+}
+
+// document is what the file holds: every row of the board (--all) or the one row, read
+// once the controller has recorded their change times (Settle), so that the
+// expected_updated_at written is the read's from then on; n rows, of board or row id.
+func (o *rowExportOptions) document(ctx context.Context) (doc any, n int, id string, err error) {
+	if o.all {
+		cl, lb, err := o.board(ctx, o.ref)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		cl.Settle(ctx, lb)
+		rows, err := cl.SettledRows(ctx, lb)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		f := hub.RowsExport(lb, rows)
+		return f, len(f.Rows), string(lb.UID), nil
+	}
+	cl, row, err := o.row(ctx, o.ref)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	cl.Settle(ctx, row)
+	lb, err := cl.BoardOf(ctx, row)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	return hub.RowExport(lb, row), 1, string(row.UID), nil
+}
+
 // exportCSV writes a board's ranked rows as CSV, the bytes the HTTP API's CSV read
 // serves for the same rows (package boardcsv).
-func (a *app) exportCSV(c *cobra.Command, board, output string, all, force bool) error {
-	if all {
-		return usagef("--format csv exports the board's ranked rows; --all is for rows files (.yaml, .yml, .json)")
-	}
-	if !strings.EqualFold(filepath.Ext(output), ".csv") {
-		return usagef("--format csv writes a .csv file; %q does not end in .csv", output)
-	}
-	cl, err := a.hub()
+func (o *rowExportOptions) exportCSV(ctx context.Context) error {
+	lb, rows, err := o.rankedBoard(ctx, o.ref)
 	if err != nil {
 		return err
 	}
-	lb, err := cl.Board(a.ctx(c), board)
-	if err != nil {
-		return err
-	}
-	rows, err := cl.BoardRows(a.ctx(c), lb)
-	if err != nil {
-		return err
-	}
-	ranked := make([]*hubv1alpha1.LeaderboardRow, 0, len(rows))
-	for i := range rows {
-		if ranking.Ranked(&rows[i]) {
-			ranked = append(ranked, &rows[i])
-		}
-	}
+	ranked := rankedOnly(rows)
 	var buf bytes.Buffer
-	if err := boardcsv.Write(&buf, lb, ranking.Sort(lb.Spec.RankBy, ranked)); err != nil {
+	if err := boardcsv.Write(&buf, lb, ranked); err != nil {
 		return err
 	}
-	if err := hub.WriteFile(output, buf.Bytes(), force); err != nil {
+	if err := hub.WriteFile(o.output, buf.Bytes(), o.force); err != nil {
 		return err
 	}
-	if a.json {
-		return a.printJSON(map[string]any{"id": string(lb.UID), "output": output, "rows": len(ranked)})
+	if o.json {
+		return o.printJSON(map[string]any{"id": string(lb.UID), "output": o.output, "rows": len(ranked)})
 	}
-	fmt.Fprintf(a.stdout, "Exported %s to %s\n", count(len(ranked), "ranked row"), output)
+	fmt.Fprintf(o.stdout, "Exported %s to %s\n", count(len(ranked), "ranked row"), o.output)
 	return nil
 }

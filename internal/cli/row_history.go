@@ -1,15 +1,21 @@
 package cli
 
 import (
-	"fmt"
-	"strings"
+	"context"
 
 	"github.com/spf13/cobra"
 
 	"podium.dev/podium/internal/rowhistory"
 )
 
+// rowHistoryOptions is `row history <row-id>`.
+type rowHistoryOptions struct {
+	*app
+	id string
+}
+
 func (a *app) rowHistoryCmd() *cobra.Command {
+	o := &rowHistoryOptions{app: a}
 	c := &cobra.Command{
 		Use:   "history <row-id>",
 		Short: "Show who changed a row's values, when, and from what to what (newest first)",
@@ -18,50 +24,25 @@ func (a *app) rowHistoryCmd() *cobra.Command {
 			"exist; a value cut to 256 bytes or clipped for the table ends in \"…\"). A row\n" +
 			"keeps its last 10 changes (docs/leaderboards.md, \"Change history\").",
 		Args: exactArgs(1, "one row id"),
-		RunE: func(c *cobra.Command, args []string) error {
-			cl, err := a.hub()
-			if err != nil {
-				return err
-			}
-			row, err := cl.Row(a.ctx(c), args[0])
-			if err != nil {
-				return err
-			}
-			lb, err := cl.BoardOf(a.ctx(c), row)
-			if err != nil {
-				return err
-			}
-			// The CLI's users read the row with their own Kubernetes rights: members, who
-			// see user names on every board.
-			h := rowhistory.Served(string(lb.UID), row, true)
-			if a.json {
-				return a.printJSON(h)
-			}
-			tb := a.newTable("WHEN", "BY", "FIELD", "OLD", "NEW")
-			for _, ch := range h.Changes {
-				by := "-"
-				if ch.By != nil {
-					by = *ch.By
-				}
-				for _, f := range ch.Fields {
-					tb.row(ch.At, by, f.Field, historyValue(f.Old, f.OldTruncated), historyValue(f.New, f.NewTruncated))
-				}
-				if ch.OmittedFields > 0 {
-					tb.row(ch.At, by, fmt.Sprintf("(%d more fields)", ch.OmittedFields), "", "")
-				}
-			}
-			return tb.flush()
-		},
+		RunE: a.runVerb(o),
 	}
 	a.addJSON(c)
 	return c
 }
 
-// historyValue renders a recorded value for the table (rowhistory.Text), clipped.
-func historyValue(v []byte, truncated bool) string {
-	s := clip(rowhistory.Text(v, truncated), 40)
-	if truncated && !strings.HasSuffix(s, "…") {
-		s += "…"
+func (o *rowHistoryOptions) Complete(_ *cobra.Command, args []string) error {
+	o.id = args[0]
+	return nil
+}
+
+func (o *rowHistoryOptions) Validate() error { return nil }
+
+func (o *rowHistoryOptions) Run(ctx context.Context) error {
+	_, row, lb, err := o.rowAndBoard(ctx, o.id)
+	if err != nil {
+		return err
 	}
-	return s
+	// The CLI's users read the row with their own Kubernetes rights: members, who see
+	// user names on every board.
+	return o.print(rowhistory.Served(string(lb.UID), row, true))
 }

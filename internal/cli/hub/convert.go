@@ -16,22 +16,6 @@ import (
 	"podium.dev/podium/internal/wire"
 )
 
-// UpdatedAt is the record's updated_at, the token exports carry as
-// expected_updated_at: the time of the last change the CLI made (or the creation time),
-// to the second, with metadata.generation as the fractional part. Any spec change by
-// any client moves the generation, so two tokens are equal only when the spec is the
-// one that was exported; the seconds keep it readable as a timestamp. Objects changed by
-// other clients keep the older annotation time, but their generation moves on.
-func UpdatedAt(obj metav1.Object) string {
-	t := obj.GetCreationTimestamp().Time
-	if a := obj.GetAnnotations()[hubv1alpha1.AnnotationUpdatedAt]; a != "" {
-		if p, err := time.Parse(time.RFC3339Nano, a); err == nil {
-			t = p
-		}
-	}
-	return time.Unix(t.Unix(), obj.GetGeneration()%int64(time.Second)).UTC().Format(time.RFC3339Nano)
-}
-
 // touch stamps the CLI's change time on an object about to be written.
 func touch(obj metav1.Object, now time.Time) {
 	a := obj.GetAnnotations()
@@ -201,45 +185,50 @@ func BoardToJSON(lb *hubv1alpha1.Leaderboard) BoardJSON {
 	return b
 }
 
-// RowJSON is a row as the CLI's --json prints it: the read's fields (docs/http-api.md), the trial
-// ids, and whether the values are valid (and which fields are not).
+// RowJSON is a row as the CLI's --json prints it: the read's row (wire.Row, with its
+// rank range and interval; docs/http-api.md), the trial ids, and whether the values are
+// valid (and which fields are not).
 type RowJSON struct {
-	ID            string          `json:"id"`
-	LeaderboardID string          `json:"leaderboard_id"`
-	Rank          *int            `json:"rank"`
-	Metadata      json.RawMessage `json:"metadata"`
-	Metrics       json.RawMessage `json:"metrics"`
-	Status        string          `json:"status"`
-	CreatedAt     string          `json:"created_at"`
-	UpdatedAt     string          `json:"updated_at"`
-	NTrials       int             `json:"n_trials"`
-	// CreatedBy is who created the row, as admission recorded it (null when unknown).
-	CreatedBy *string `json:"created_by"`
-	// UpdatedBy is who last changed its values, as admission recorded it (null when unknown).
-	UpdatedBy     *string                  `json:"updated_by"`
+	wire.Row
+	// Rank replaces the read's: null for a row the read does not rank (hidden, invalid,
+	// not yet validated), which only the CLI lists.
+	Rank          *int                     `json:"rank"`
 	TrialIDs      []string                 `json:"trial_ids"`
 	Valid         *bool                    `json:"valid"`
 	InvalidFields []hubv1alpha1.FieldError `json:"invalid_fields,omitempty"`
 }
 
-// RowToJSON renders a row for --json; rank is nil when the row is not ranked.
-func RowToJSON(boardID string, r *hubv1alpha1.LeaderboardRow, rank int) RowJSON {
+// RowToJSON renders a ranked row for --json. The CLI's caller may read the board, so
+// created_by and updated_by are always shown.
+func RowToJSON(boardID string, e RankedRow) RowJSON {
+	r := e.Row
 	j := RowJSON{
-		ID:            string(r.UID),
-		LeaderboardID: boardID,
-		Metadata:      objectOrEmpty(r.Spec.Metadata),
-		Metrics:       objectOrEmpty(r.Spec.Metrics),
-		Status:        wire.RowStatus(r),
-		CreatedAt:     r.CreationTimestamp.UTC().Format(time.RFC3339),
-		UpdatedAt:     UpdatedAt(r),
-		NTrials:       len(r.Spec.TrialIDs),
-		TrialIDs:      append([]string{}, r.Spec.TrialIDs...),
+		Row: wire.Row{
+			ID:            string(r.UID),
+			LeaderboardID: boardID,
+			Rank:          e.Rank,
+			Metadata:      objectOrEmpty(r.Spec.Metadata),
+			Metrics:       objectOrEmpty(r.Spec.Metrics),
+			Status:        wire.RowStatus(r),
+			CreatedAt:     wire.Timestamp(r.CreationTimestamp.Time),
+			UpdatedAt:     UpdatedAt(r),
+			NTrials:       len(r.Spec.TrialIDs),
+			CreatedBy:     rowhistory.Author(r, hubv1alpha1.AnnotationCreatedBy),
+			UpdatedBy:     rowhistory.Author(r, hubv1alpha1.AnnotationUpdatedBy),
+		},
+		TrialIDs: append([]string{}, r.Spec.TrialIDs...),
 	}
-	if rank > 0 {
+	if e.Rank > 0 {
+		rank := e.Rank
 		j.Rank = &rank
 	}
-	j.CreatedBy = rowhistory.Author(r, hubv1alpha1.AnnotationCreatedBy)
-	j.UpdatedBy = rowhistory.Author(r, hubv1alpha1.AnnotationUpdatedBy)
+	if e.RankUpper > 0 {
+		upper := e.RankUpper
+		j.RankUpper = &upper
+	}
+	if e.Interval.OK {
+		j.Interval = &wire.Interval{Low: e.Interval.Low, High: e.Interval.High}
+	}
 	if c := condition(r.Status.Conditions, hubv1alpha1.ConditionValid, r.Generation); c != nil {
 		v := c.Status == metav1.ConditionTrue
 		j.Valid = &v

@@ -3,6 +3,7 @@ package hub
 import (
 	"encoding/json"
 
+	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/wire"
 )
 
@@ -27,12 +28,14 @@ type BoardFile struct {
 }
 
 // RowsFile is a rows file (docs/cli.md, Files). Exports also carry the board's identity, which
-// `update --rows` checks.
+// `update --rows` checks; Harbor's rows export also carries the board's updated_at as
+// ExpectedUpdatedAt, checked like a definition file's.
 type RowsFile struct {
-	LeaderboardID string    `json:"leaderboard_id,omitempty"`
-	Package       string    `json:"package,omitempty"`
-	Name          string    `json:"name,omitempty"`
-	Rows          []RowFile `json:"rows"`
+	LeaderboardID     string    `json:"leaderboard_id,omitempty"`
+	ExpectedUpdatedAt string    `json:"expected_updated_at,omitempty"`
+	Package           string    `json:"package,omitempty"`
+	Name              string    `json:"name,omitempty"`
+	Rows              []RowFile `json:"rows"`
 }
 
 // RowFile is a row of a rows file. ID and ExpectedUpdatedAt are written by export: a row with
@@ -51,4 +54,98 @@ type RowFile struct {
 // TrialIDsFile is the file of `row trial set --trial-ids-file`.
 type TrialIDsFile struct {
 	TrialIDs []string `json:"trial_ids"`
+}
+
+// Config is a definition file as read: a snake_case board file, or manifests (docs/cli.md, Files).
+type Config struct {
+	File *BoardFile
+	// Keys are the top-level keys the file holds: on update, only they change.
+	Keys     map[string]bool
+	Manifest *Manifest
+}
+
+// LoadConfig reads a definition file (YAML or JSON by extension, or Kubernetes
+// manifests as `export --format manifest` writes them).
+func LoadConfig(path string) (*Config, error) {
+	docs, err := readDocuments(path)
+	if err != nil {
+		return nil, err
+	}
+	if isManifest(docs[0]) {
+		m, err := parseManifest(docs)
+		if err != nil {
+			return nil, err
+		}
+		return &Config{Manifest: m}, nil
+	}
+	if len(docs) > 1 {
+		return nil, apierr.BadRequest("", "%s: holds %d documents; a definition file holds one", path, len(docs))
+	}
+	var f BoardFile
+	if err := docs[0].decodeStrict(&f); err != nil {
+		return nil, err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(docs[0].json, &keys); err != nil {
+		return nil, apierr.BadRequest("", "%s: a definition file is an object", path)
+	}
+	cfg := &Config{File: &f, Keys: map[string]bool{}}
+	for k := range keys {
+		cfg.Keys[k] = true
+	}
+	return cfg, nil
+}
+
+// LoadRows reads a rows file ({rows: [...]}).
+func LoadRows(path string) (*RowsFile, error) {
+	docs, err := readDocuments(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) > 1 {
+		return nil, apierr.BadRequest("", "%s: holds %d documents; a rows file holds one", path, len(docs))
+	}
+	var f RowsFile
+	if err := docs[0].decodeStrict(&f); err != nil {
+		return nil, err
+	}
+	if f.Rows == nil {
+		return nil, docs[0].fieldError([]any{"rows"}, "is required: a list of rows")
+	}
+	return &f, nil
+}
+
+// LoadRow reads a one-row file (what `row export <row-id>` writes).
+func LoadRow(path string) (*RowFile, error) {
+	docs, err := readDocuments(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) > 1 {
+		return nil, apierr.BadRequest("", "%s: holds %d documents; a row file holds one", path, len(docs))
+	}
+	var f RowFile
+	if err := docs[0].decodeStrict(&f); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// LoadTrialIDs reads a --trial-ids-file: a non-empty trial_ids list.
+func LoadTrialIDs(path string) ([]string, error) {
+	docs, err := readDocuments(path)
+	if err != nil {
+		return nil, err
+	}
+	var f TrialIDsFile
+	if err := docs[0].decodeStrict(&f); err != nil {
+		return nil, err
+	}
+	if len(f.TrialIDs) == 0 {
+		return nil, docs[0].fieldError([]any{"trial_ids"}, "must be a non-empty list")
+	}
+	if i, j := DuplicateTrialID(f.TrialIDs); j >= 0 {
+		return nil, docs[0].fieldError([]any{"trial_ids", j}, "trial %s is given twice (also trial_ids[%d])", f.TrialIDs[j], i)
+	}
+	return f.TrialIDs, nil
 }

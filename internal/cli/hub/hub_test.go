@@ -13,10 +13,12 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/wire"
 )
 
 func writeTemp(t *testing.T, name, content string) string {
@@ -142,23 +144,72 @@ func TestBoardObjectName(t *testing.T) {
 	}
 }
 
-func TestUpdatedAt(t *testing.T) {
+func TestUpdatedAtIsTheReadsValue(t *testing.T) {
 	created := metav1.NewTime(time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC))
-	obj := &hubv1alpha1.Leaderboard{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created, Generation: 1}}
-	if diff := cmp.Diff("2026-11-01T10:00:00.000000001Z", UpdatedAt(obj)); diff != "" {
-		t.Errorf("creation (-want +got):\n%s", diff)
+	lb := &hubv1alpha1.Leaderboard{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created, Generation: 1}}
+	lb.Status.ObservedGeneration = 1
+	row := &hubv1alpha1.LeaderboardRow{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created, Generation: 3}}
+	row.Status.UpdatedAt = &metav1.Time{Time: created.Add(90 * time.Second)}
+	row.Status.ObservedGeneration = 3
+	tests := []struct {
+		name string
+		obj  client.Object
+		want string
+	}{
+		{"a board never changed: its creation", lb, "2026-11-01T10:00:00Z"},
+		{"a row changed by anyone: the controller's change time", row, "2026-11-01T10:01:30Z"},
 	}
-	// Another client's spec change moves the generation, hence the token.
-	obj.Generation = 2
-	if diff := cmp.Diff("2026-11-01T10:00:00.000000002Z", UpdatedAt(obj)); diff != "" {
-		t.Errorf("generation (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, UpdatedAt(tt.obj)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			m, changed, _ := changeTimes(tt.obj)
+			if diff := cmp.Diff(wire.Timestamp(wire.ServedUpdatedAt(m, changed)), UpdatedAt(tt.obj)); diff != "" {
+				t.Errorf("not what the read serves (-read +cli):\n%s", diff)
+			}
+		})
 	}
-	touch(obj, time.Date(2026, 11, 2, 8, 30, 15, 999, time.UTC))
-	if diff := cmp.Diff("2026-11-02T08:30:15.000000002Z", UpdatedAt(obj)); diff != "" {
-		t.Errorf("CLI change (-want +got):\n%s", diff)
+	touch(lb, time.Date(2026, 11, 2, 8, 30, 15, 999, time.UTC))
+	if diff := cmp.Diff("2026-11-02T08:30:15Z", UpdatedAt(lb)); diff != "" {
+		t.Errorf("a CLI change (-want +got):\n%s", diff)
 	}
-	if _, err := time.Parse(time.RFC3339Nano, UpdatedAt(obj)); err != nil {
-		t.Errorf("the token is not a timestamp: %v", err)
+}
+
+func TestCheckToken(t *testing.T) {
+	created := metav1.NewTime(time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC))
+	lb := &hubv1alpha1.Leaderboard{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created, Generation: 2}}
+	lb.Status.UpdatedAt = &metav1.Time{Time: created.Add(time.Minute)}
+	lb.Status.ObservedGeneration = 2
+	tests := []struct {
+		name, token string
+		stale       bool
+	}{
+		{"no token: not checked", "", false},
+		{"the served value", "2026-11-01T10:01:00Z", false},
+		{"the same instant written with an offset (Python's isoformat)", "2026-11-01T10:01:00+00:00", false},
+		{"the value before the change", "2026-11-01T10:00:00Z", true},
+		{"a token of the older CLI (generation as nanoseconds)", "2026-11-01T10:01:00.000000002Z", true},
+		{"not a time", "yesterday", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckToken("leaderboard o/d/n", tt.token, lb)
+			if !tt.stale {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			e := apierr.As(err)
+			if e.Code != apierr.CodeStale {
+				t.Fatalf("got %v, want a stale refusal", err)
+			}
+			want := map[string]string{"resource": "leaderboard o/d/n", "expected_updated_at": tt.token, "actual_updated_at": "2026-11-01T10:01:00Z"}
+			if diff := cmp.Diff(want, e.Details.(map[string]string)); diff != "" {
+				t.Errorf("details (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -309,4 +360,58 @@ func TestAliasBombIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "expands to more than") {
 		t.Fatalf("error = %v", err)
 	}
+}
+
+// Harbor's `row export --all` writes LeaderboardRowsExport: the board's id and
+// updated_at, then each row's id, updated_at, metadata, metrics and status (PyYAML
+// block style, timestamps quoted; or json.dumps with indent 2). update --rows takes it
+// as it is, its top-level token too; a null token (Harbor's None) is no token.
+func TestLoadRowsTakesHarborsRowsExport(t *testing.T) {
+	const board, row = "0b6f1f4e-8d5a-4c1b-9e3f-2a7d6c5b4a39", "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+	files := map[string]string{
+		"harbor.yaml": "leaderboard_id: " + board + "\nexpected_updated_at: '2026-11-26T12:00:00Z'\nrows:\n" +
+			"- id: " + row + "\n  expected_updated_at: '2026-11-26T12:00:01+00:00'\n  metadata:\n    agent: a\n  metrics:\n    reward: 1.0\n  status: display\n",
+		"harbor.json": `{
+  "leaderboard_id": "` + board + `",
+  "expected_updated_at": "2026-11-26T12:00:00Z",
+  "rows": [
+    {
+      "id": "` + row + `",
+      "expected_updated_at": "2026-11-26T12:00:01+00:00",
+      "metadata": {
+        "agent": "a"
+      },
+      "metrics": {
+        "reward": 1.0
+      },
+      "status": "display"
+    }
+  ]
+}
+`,
+	}
+	for name, content := range files {
+		t.Run(name, func(t *testing.T) {
+			f, err := LoadRows(writeTemp(t, name, content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.LeaderboardID != board || f.ExpectedUpdatedAt != "2026-11-26T12:00:00Z" || len(f.Rows) != 1 {
+				t.Fatalf("got %+v", f)
+			}
+			r := f.Rows[0]
+			if r.ID != row || r.ExpectedUpdatedAt != "2026-11-26T12:00:01+00:00" || r.Status != "display" || string(r.Metrics) != `{"reward":1.0}` && string(r.Metrics) != `{"reward":1}` {
+				t.Errorf("row %+v (metrics %s)", r, r.Metrics)
+			}
+		})
+	}
+	t.Run("a null token", func(t *testing.T) {
+		f, err := LoadRows(writeTemp(t, "null.yaml", "leaderboard_id: "+board+"\nexpected_updated_at: null\nrows:\n- id: "+row+"\n  expected_updated_at: null\n  metadata: {}\n  metrics: {}\n  status: hide\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.ExpectedUpdatedAt != "" || f.Rows[0].ExpectedUpdatedAt != "" {
+			t.Errorf("got tokens %q and %q, want none", f.ExpectedUpdatedAt, f.Rows[0].ExpectedUpdatedAt)
+		}
+	})
 }

@@ -23,6 +23,9 @@ func (c *Client) CreateRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, f 
 	if n := len(f.Rows); n < 1 || n > MaxRowsPerRequest {
 		return nil, apierr.BadRequest("rows", "%d rows; a request adds 1 to %d rows", n, MaxRowsPerRequest)
 	}
+	if f.ExpectedUpdatedAt != "" {
+		c.Settle(ctx, lb)
+	}
 	if err := checkRowsFileTarget(lb, f); err != nil {
 		return nil, err
 	}
@@ -54,12 +57,10 @@ func (c *Client) CreateRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, f 
 	return out, nil
 }
 
-// RankedRow is a row with its rank (0 when it is not ranked: hidden, invalid, or not
-// yet validated by the controller).
-type RankedRow struct {
-	Rank int
-	Row  *hubv1alpha1.LeaderboardRow
-}
+// RankedRow is a row with its rank, rank range and interval as the read serves them
+// (Rank 0 when it is not ranked: hidden, invalid, or not yet validated by the
+// controller).
+type RankedRow = ranking.Entry
 
 // Ranked orders a board's rows as the server ranks them (ranking.Sort over the rows
 // that are shown and valid), followed by the unranked rows in creation order.
@@ -73,10 +74,7 @@ func Ranked(lb *hubv1alpha1.Leaderboard, rows []hubv1alpha1.LeaderboardRow) []Ra
 			rest = append(rest, &rows[i])
 		}
 	}
-	out := make([]RankedRow, 0, len(rows))
-	for _, e := range ranking.Sort(lb.Spec.RankBy, eligible) {
-		out = append(out, RankedRow{Rank: e.Rank, Row: e.Row})
-	}
+	out := ranking.Sort(lb.Spec.RankBy, eligible)
 	slices.SortStableFunc(rest, byCreation)
 	for _, r := range rest {
 		out = append(out, RankedRow{Row: r})
@@ -95,21 +93,21 @@ func sortByCreation(rows []hubv1alpha1.LeaderboardRow) {
 	slices.SortStableFunc(rows, func(a, b hubv1alpha1.LeaderboardRow) int { return byCreation(&a, &b) })
 }
 
-// RankOf returns a row's rank on its board (0 when unranked).
-func (c *Client) RankOf(ctx context.Context, lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) (int, error) {
+// RankOf returns a row with its rank on its board (0 when unranked) and rank range.
+func (c *Client) RankOf(ctx context.Context, lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) (RankedRow, error) {
 	if !ranking.Ranked(row) {
-		return 0, nil
+		return RankedRow{Row: row}, nil
 	}
 	rows, err := c.BoardRows(ctx, lb)
 	if err != nil {
-		return 0, err
+		return RankedRow{}, err
 	}
 	for _, r := range Ranked(lb, rows) {
 		if r.Row.UID == row.UID {
-			return r.Rank, nil
+			return r, nil
 		}
 	}
-	return 0, nil
+	return RankedRow{Row: row}, nil
 }
 
 // UpdateRow changes one row from a one-row file and/or a status flag (the flag wins).
@@ -129,9 +127,10 @@ func (c *Client) UpdateRow(ctx context.Context, row *hubv1alpha1.LeaderboardRow,
 			return nil, nil, apierr.BadRequest("id", "the file is for row %s, not %s", f.ID, row.UID)
 		}
 		if f.ExpectedUpdatedAt != "" {
-			if actual := UpdatedAt(row); actual != f.ExpectedUpdatedAt {
-				return nil, nil, Stale("row "+string(row.UID), f.ExpectedUpdatedAt, actual)
-			}
+			c.Settle(ctx, row)
+		}
+		if err := CheckToken("row "+string(row.UID), f.ExpectedUpdatedAt, row); err != nil {
+			return nil, nil, err
 		}
 		spec = mergeRow(&spec, f)
 	}
@@ -332,8 +331,9 @@ func RowExport(lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) Row
 	return f
 }
 
-// checkRowsFileTarget refuses a rows file that names another board: an exported rows
-// file carries its board's leaderboard_id, package and name.
+// checkRowsFileTarget refuses a rows file that names another board (an exported rows
+// file carries its board's leaderboard_id, package and name), or whose board changed
+// since it was exported (Harbor's rows export carries the board's expected_updated_at).
 func checkRowsFileTarget(lb *hubv1alpha1.Leaderboard, f *RowsFile) error {
 	if f.LeaderboardID != "" && !strings.EqualFold(f.LeaderboardID, string(lb.UID)) {
 		return apierr.BadRequest("leaderboard_id", "the rows file is for leaderboard %s, not %s (%s)", f.LeaderboardID, lb.UID, Slug(lb))
@@ -344,7 +344,7 @@ func checkRowsFileTarget(lb *hubv1alpha1.Leaderboard, f *RowsFile) error {
 	if f.Name != "" && f.Name != lb.Spec.Name {
 		return apierr.BadRequest("name", "the rows file is for leaderboard %q, not %q (%s)", f.Name, lb.Spec.Name, Slug(lb))
 	}
-	return nil
+	return CheckToken("leaderboard "+Slug(lb), f.ExpectedUpdatedAt, lb)
 }
 
 // TrialLink is one linked trial as trial lists print it: its id and when it was

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -132,23 +131,11 @@ func (c *Client) dryRun(ctx context.Context, p *plan) error {
 		} else {
 			continue
 		}
-		details.InvalidRowCount++
-		if len(details.InvalidRows) == maxInvalidListed {
-			details.Truncated = true
-			continue
-		}
 		idx := p.rows[i].index
-		details.InvalidRows = append(details.InvalidRows, InvalidRow{Index: &idx, ID: idOf(p.rows[i]), Fields: fields})
+		details.add(InvalidRow{Index: &idx, ID: idOf(p.rows[i]), Fields: fields})
 	}
-	if details.InvalidRowCount > 0 {
-		first := details.InvalidRows[0]
-		msg := fmt.Sprintf("rows[%d]: %s: %s", *first.Index, first.Fields[0].Field, first.Fields[0].Message)
-		if details.InvalidRowCount > 1 {
-			msg += fmt.Sprintf(" (%d invalid rows in all)", details.InvalidRowCount)
-		}
-		e := apierr.New(http.StatusUnprocessableEntity, apierr.CodeRowsInvalid, "%s; nothing was written", msg)
-		e.Details = details
-		return e
+	if err := details.Err(); err != nil {
+		return err
 	}
 	return other
 }
@@ -388,13 +375,12 @@ func (c *Client) awaitRowIDs(ctx context.Context, board client.Object, rows []cl
 	for _, r := range rows {
 		pending[r.GetUID()] = true
 	}
-	deadline := time.Now().Add(idWait)
 	sel := client.MatchingFields{RowBoardField: board.GetName(), RowIDField: ""}
-	for delay := 20 * time.Millisecond; len(pending) > 0; delay = min(delay*2, 500*time.Millisecond) {
+	awaitState(ctx, func() bool {
 		var list metav1.PartialObjectMetadataList
 		list.SetGroupVersionKind(hubv1alpha1.GroupVersion.WithKind("LeaderboardRowList"))
 		if err := c.c.List(ctx, &list, client.InNamespace(board.GetNamespace()), sel); err != nil {
-			return
+			return true
 		}
 		without := make(map[types.UID]bool, len(list.Items))
 		for _, r := range list.Items {
@@ -405,15 +391,8 @@ func (c *Client) awaitRowIDs(ctx context.Context, board client.Object, rows []cl
 				delete(pending, uid)
 			}
 		}
-		if len(pending) == 0 || time.Now().After(deadline) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(delay):
-		}
-	}
+		return len(pending) == 0
+	})
 }
 
 // awaitNewRowIDs waits for the ids of the rows a plan created (see awaitRowIDs).

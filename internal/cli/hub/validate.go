@@ -52,6 +52,47 @@ type RowsInvalid struct {
 // maxInvalidListed bounds the invalid rows an error lists.
 const maxInvalidListed = 20
 
+// add records an invalid row: every one is counted, the first maxInvalidListed listed.
+func (d *RowsInvalid) add(r InvalidRow) {
+	d.InvalidRowCount++
+	if len(d.InvalidRows) == maxInvalidListed {
+		d.Truncated = true
+		return
+	}
+	d.InvalidRows = append(d.InvalidRows, r)
+}
+
+// Err is the one rows_invalid error (422, these details), nil when no row was
+// recorded. The message names the first invalid row's first field as the rows of the
+// request ("rows[2]: metrics.reward: ...") and counts the others; rows that are not
+// in the request (no index) are named by id, with what the request would do to them.
+func (d *RowsInvalid) Err() error {
+	if d.InvalidRowCount == 0 {
+		return nil
+	}
+	first := d.InvalidRows[0]
+	var msg string
+	if first.Index != nil {
+		msg = fmt.Sprintf("rows[%d]: %s: %s", *first.Index, first.Fields[0].Field, first.Fields[0].Message)
+		if d.InvalidRowCount > 1 {
+			msg += fmt.Sprintf(" (%d invalid rows in all)", d.InvalidRowCount)
+		}
+	} else {
+		msg = fmt.Sprintf("the new definition would make %s invalid (row %s: %s: %s); fix them in the same update with --rows, or change the definition",
+			existingRows(d.InvalidRowCount), first.ID, first.Fields[0].Field, first.Fields[0].Message)
+	}
+	e := apierr.New(http.StatusUnprocessableEntity, apierr.CodeRowsInvalid, "%s; nothing was written", msg)
+	e.Details = *d
+	return e
+}
+
+func existingRows(n int) string {
+	if n == 1 {
+		return "1 existing row"
+	}
+	return fmt.Sprintf("%d existing rows", n)
+}
+
 // RowInput is a row about to be written: its spec and where it came from.
 type RowInput struct {
 	// Index is the row's position in its file.
@@ -100,25 +141,10 @@ func (c *Client) ValidateRows(board *hubv1alpha1.LeaderboardSpec, rows []RowInpu
 		if len(fields) == 0 {
 			continue
 		}
-		details.InvalidRowCount++
-		if len(details.InvalidRows) == maxInvalidListed {
-			details.Truncated = true
-			continue
-		}
 		idx := r.Index
-		details.InvalidRows = append(details.InvalidRows, InvalidRow{Index: &idx, ID: r.ID, Fields: fields})
+		details.add(InvalidRow{Index: &idx, ID: r.ID, Fields: fields})
 	}
-	if details.InvalidRowCount == 0 {
-		return nil
-	}
-	first := details.InvalidRows[0]
-	msg := fmt.Sprintf("rows[%d]: %s: %s", *first.Index, first.Fields[0].Field, first.Fields[0].Message)
-	if details.InvalidRowCount > 1 {
-		msg += fmt.Sprintf(" (%d invalid rows in all)", details.InvalidRowCount)
-	}
-	e := apierr.New(http.StatusUnprocessableEntity, apierr.CodeRowsInvalid, "%s; nothing was written", msg)
-	e.Details = details
-	return e
+	return details.Err()
 }
 
 func raw(j *apiextensionsv1.JSON) []byte {

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/cli/hub"
+)
+
+// print prints a row's fields, one a line, or (--json) the row.
+func (o *rowShowOptions) print(lb *hubv1alpha1.Leaderboard, ranked hub.RankedRow) error {
+	j := hub.RowToJSON(string(lb.UID), ranked)
+	if o.json {
+		return o.printJSON(j)
+	}
+	w := o.stdout
+	fmt.Fprintf(w, "ID:          %s\nLeaderboard: %s (%s)\nRank:        %s\nStatus:      %s\nMetadata:    %s\nMetrics:     %s\nTrials:      %d\nCreated:     %s\nUpdated:     %s\n",
+		j.ID, hub.Slug(lb), lb.UID, rankText(ranked.Rank), statusText(j), compact(j.Metadata), compact(j.Metrics), j.NTrials, j.CreatedAt, j.UpdatedAt)
+	for _, f := range j.InvalidFields {
+		fmt.Fprintf(w, "Invalid:     %s: %s\n", f.Field, f.Message)
+	}
+	if len(j.TrialIDs) > 0 {
+		fmt.Fprintf(w, "Trial IDs:   %s\n", strings.Join(j.TrialIDs, "\n             "))
+	}
+	return nil
+}
+
+// compact writes a JSON value on one line.
+func compact(r json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, r) != nil {
+		return string(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"podium.dev/podium/internal/cli/hub"
+)
+
+// trialChangeOptions is `row trial set|add|remove <row-id>`.
+type trialChangeOptions struct {
+	*app
+	verb, id string
+	ids      []string
+	file     string
+	clear    bool
+}
+
+func (a *app) trialChangeCmd(verb string) *cobra.Command {
+	o := &trialChangeOptions{app: a, verb: verb}
+	short := map[string]string{
+		"set":    "Replace all of a row's trial links (--trial-id..., --trial-ids-file, or --clear)",
+		"add":    "Add trial links to a row",
+		"remove": "Remove trial links from a row",
+	}[verb]
+	c := &cobra.Command{
+		Use:   verb + " <row-id> --trial-id <id>...",
+		Short: short,
+		Args:  exactArgs(1, "one row id"),
+		RunE:  a.runVerb(o),
+	}
+	c.Flags().StringArrayVar(&o.ids, "trial-id", nil, "trial UUID; repeatable")
+	if verb == "set" {
+		c.Flags().StringVar(&o.file, "trial-ids-file", "", "YAML or JSON file with a non-empty trial_ids list (used on its own)")
+		c.Flags().BoolVar(&o.clear, "clear", false, "remove every link")
+	}
+	a.addJSON(c)
+	return c
+}
+
+func (o *trialChangeOptions) Complete(_ *cobra.Command, args []string) error {
+	o.id = args[0]
+	return nil
+}
+
+func (o *trialChangeOptions) Validate() error {
+	given := 0
+	for _, b := range []bool{len(o.ids) > 0, o.file != "", o.clear} {
+		if b {
+			given++
+		}
+	}
+	switch {
+	case o.verb == "set" && given != 1:
+		return usagef("trial set takes exactly one of --trial-id, --trial-ids-file or --clear")
+	case o.verb != "set" && len(o.ids) == 0:
+		return usagef("trial %s needs --trial-id", o.verb)
+	}
+	if _, j := hub.DuplicateTrialID(o.ids); j >= 0 {
+		return usagef("--trial-id %s is given twice", o.ids[j])
+	}
+	return nil
+}
+
+func (o *trialChangeOptions) Run(ctx context.Context) error {
+	ids := o.ids
+	if o.file != "" {
+		var err error
+		if ids, err = hub.LoadTrialIDs(o.file); err != nil {
+			return err
+		}
+	}
+	cl, row, err := o.row(ctx, o.id)
+	if err != nil {
+		return err
+	}
+	op := map[string]hub.TrialOp{"set": hub.TrialsSet, "add": hub.TrialsAdd, "remove": hub.TrialsRemove}[o.verb]
+	next, err := cl.ChangeTrials(ctx, row, op, ids)
+	if err != nil {
+		return err
+	}
+	return o.print(next)
+}
