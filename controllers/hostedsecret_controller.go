@@ -51,7 +51,7 @@ type HostedSecretReconciler struct {
 // its value namespace (secretRef.namespace, which the same policy lets only holders of
 // place-values set) and moves old values there. store-registry: only it creates
 // registry credentials (type registry), for /v1/registry-credentials.
-// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;update;delete;manage-others;place-values;store-registry
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;update;patch;delete;manage-others;place-values;store-registry;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
@@ -129,6 +129,11 @@ func (r *HostedSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if hs.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil // the value Secret is owned by it and goes with it
 	}
+	// The id its value and slot are bound to, recorded once so that a restore keeps it
+	// (docs/backup-restore.md); a conflict or a deletion meanwhile is seen again.
+	if err := ensureIdentity(ctx, r.Client, hs, r.Lifecycle.Events); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
 	res, err := r.reconcileSlot(ctx, hs)
 	if apierrors.IsNotFound(err) {
 		return ctrl.Result{}, nil // deleted meanwhile (a store that lost its race): nothing to do
@@ -160,7 +165,7 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		if p.HolderUID() != hs.UID {
+		if !secrets.Names(p.HolderUID(), hs) {
 			return r.abandonedStore(ctx, hs)
 		}
 	}
@@ -176,7 +181,7 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if p.HolderUID() != hs.UID {
+	if !secrets.Names(p.HolderUID(), hs) {
 		holder, err := lc.Slots.Holder(ctx, p)
 		if err != nil {
 			return ctrl.Result{}, err
@@ -193,10 +198,10 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 		}
 		if holder != nil {
 			if hs.Status.State == hubv1alpha1.StateActive {
-				_, err := lc.Revoke(ctx, hs, hubv1alpha1.RevokedSupersede, string(holder.UID))
+				_, err := lc.Revoke(ctx, hs, hubv1alpha1.RevokedSupersede, string(secrets.BindingID(holder)))
 				return ctrl.Result{}, err
 			}
-			return ctrl.Result{RequeueAfter: slotOccupiedRetry}, lc.SetOccupied(ctx, hs, last4, holder.UID)
+			return ctrl.Result{RequeueAfter: slotOccupiedRetry}, lc.SetOccupied(ctx, hs, last4, secrets.BindingID(holder))
 		}
 	}
 	// hs holds the slot: no other secret of the slot may still look active.
@@ -209,7 +214,7 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 // abandonedStore deletes a secret stored over HTTP that never claimed its slot, once it
 // is older than any request can take (its request died), and waits until then.
 func (r *HostedSecretReconciler) abandonedStore(ctx context.Context, hs *hubv1alpha1.HostedSecret) (ctrl.Result, error) {
-	wait := abandonedAfter(hs.CreationTimestamp.Time, r.now())
+	wait := abandonedAfter(hubv1alpha1.CreatedAt(hs).Time, r.now())
 	if wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -298,7 +303,7 @@ func (r *HostedSecretReconciler) own(ctx context.Context, hs *hubv1alpha1.Hosted
 	if want.Annotations == nil {
 		want.Annotations = map[string]string{}
 	}
-	want.Annotations[hubv1alpha1.AnnotationHostedSecretUID] = string(hs.UID)
+	want.Annotations[hubv1alpha1.AnnotationHostedSecretUID] = string(secrets.BindingID(hs))
 	if s.Namespace != hs.Namespace {
 		// The value namespace: no owner reference can cross namespaces; the org label
 		// is what the clean-up finds it by (Granted already required it).
@@ -356,7 +361,7 @@ func (r *HostedSecretReconciler) revokeOthers(ctx context.Context, hs *hubv1alph
 			}
 			return err
 		}
-		if _, err := r.Lifecycle.Revoke(ctx, fresh, hubv1alpha1.RevokedSupersede, string(hs.UID)); err != nil {
+		if _, err := r.Lifecycle.Revoke(ctx, fresh, hubv1alpha1.RevokedSupersede, string(secrets.BindingID(hs))); err != nil {
 			return err
 		}
 	}

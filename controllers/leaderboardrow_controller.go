@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,9 +39,13 @@ type LeaderboardRowReconciler struct {
 	APIReader client.Reader
 	// Workers overrides DefaultRowWorkers (0 keeps the default).
 	Workers int
+	// Events may be nil (tests): IDReissued is then not emitted.
+	Events events.EventRecorder
 }
 
-// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch;patch;update
+// restore: the operator records a row's id and creation time (annotations the row
+// metadata admission policy lets only holders of the restore verb write).
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch;patch;update;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch
 
@@ -104,25 +109,31 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	return ctrl.Result{}, nil
 }
 
-// ensureMetadata adds the board's controller reference when it is missing (a row
-// applied with kubectl; the CLI sets it at create), in one patch of metadata (never
+// ensureMetadata records the row's id and creation time once (identityPatch), and adds
+// the board's controller reference when it is missing (a row applied with kubectl or
+// restored from a backup; the CLI sets it at create), in one patch of metadata (never
 // spec). Labels are not the controller's: the board label is set at admission
-// (config/admission/row_metadata.yaml) and the row's id is status.id, written with
-// the status, so that a row made by the CLI costs its create and one status write. It
-// reports whether it patched.
+// (config/admission/row_metadata.yaml) and the row's id is also status.id, written
+// with the status, so that it is found by a field selector. It reports whether it
+// patched.
 func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) (bool, error) {
-	if lb == nil || controlledBy(row, lb) {
-		return false, nil
-	}
 	base := row.DeepCopy()
-	dropStaleBoardOwner(row)
-	if err := controllerutil.SetControllerReference(lb, row, r.Scheme()); err != nil {
-		var owned *controllerutil.AlreadyOwnedError
-		if !errors.As(err, &owned) {
-			return false, err
+	changed := identityPatch(row, r.Events)
+	if lb != nil && !controlledBy(row, lb) {
+		dropStaleBoardOwner(row)
+		if err := controllerutil.SetControllerReference(lb, row, r.Scheme()); err != nil {
+			var owned *controllerutil.AlreadyOwnedError
+			if !errors.As(err, &owned) {
+				return false, err
+			}
+			// Something else controls the row: keep its claim, add nothing.
+			ctrl.LoggerFrom(ctx).Info("Row is controlled by another object; not adding the board's owner reference", "owner", owned.Owner.Name)
+			row.OwnerReferences = base.OwnerReferences
+		} else {
+			changed = true
 		}
-		// Something else controls the row: keep its claim, add nothing.
-		ctrl.LoggerFrom(ctx).Info("Row is controlled by another object; not adding the board's owner reference", "owner", owned.Owner.Name)
+	}
+	if !changed {
 		return false, nil
 	}
 	return true, r.Patch(ctx, row, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))

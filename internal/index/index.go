@@ -13,8 +13,9 @@ import (
 )
 
 const (
-	// UID indexes Datasets, Leaderboards and HostedSecrets by metadata.uid (a record's
-	// id). Not LeaderboardRows: a per-row index entry costs about 550 bytes of operator
+	// UID indexes Datasets, Leaderboards and HostedSecrets by their record id
+	// (hubv1alpha1.ID: the recorded hub.podium.dev/id annotation, else metadata.uid,
+	// under the index name it always had). Not LeaderboardRows: a per-row index entry costs about 550 bytes of operator
 	// memory per row (two keys and a set each), a quarter of the budget, and rows are
 	// found by id through the hub.podium.dev/id label instead.
 	UID = "metadata.uid"
@@ -85,7 +86,7 @@ func Register(ctx context.Context, mgr manager.Manager) error {
 // RegisterOn adds Podium's field indexes to a cache (the manager's, or a cache built
 // alone, as the operator's memory benchmark does).
 func RegisterOn(ctx context.Context, fi client.FieldIndexer) error {
-	byUID := func(o client.Object) []string { return []string{string(o.GetUID())} }
+	byUID := func(o client.Object) []string { return []string{hubv1alpha1.ID(o)} }
 	for _, obj := range []client.Object{&hubv1alpha1.Dataset{}, &hubv1alpha1.Leaderboard{}, &hubv1alpha1.HostedSecret{}} {
 		if err := fi.IndexField(ctx, obj, UID, byUID); err != nil {
 			return err

@@ -415,13 +415,13 @@ func (a *API) internal(w http.ResponseWriter, r *http.Request, err error) {
 
 func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) Record {
 	rec := Record{
-		ID:         string(hs.UID),
+		ID:         string(BindingID(hs)),
 		Scope:      string(SlotOf(hs).Scope),
 		OrgID:      orgID,
 		EnvVar:     hs.Spec.EnvVar,
 		ValueLast4: hs.Status.ValueLast4,
 		Status:     string(hs.Status.State),
-		CreatedAt:  timestamp(hs.CreationTimestamp.Time),
+		CreatedAt:  timestamp(hubv1alpha1.CreatedAt(hs).Time),
 	}
 	if hs.Spec.JobID != "" {
 		j := SlotOf(hs).JobID
@@ -440,11 +440,11 @@ func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) Record {
 
 func existingOf(hs *hubv1alpha1.HostedSecret) Existing {
 	return Existing{
-		ID:         string(hs.UID),
+		ID:         string(BindingID(hs)),
 		Scope:      string(SlotOf(hs).Scope),
 		EnvVar:     hs.Spec.EnvVar,
 		ValueLast4: hs.Status.ValueLast4,
-		CreatedAt:  timestamp(hs.CreationTimestamp.Time),
+		CreatedAt:  timestamp(hubv1alpha1.CreatedAt(hs).Time),
 	}
 }
 

@@ -82,7 +82,7 @@ func (l *Lifecycle) Activate(ctx context.Context, hs *hubv1alpha1.HostedSecret, 
 		return setReady(st, gen, metav1.ConditionTrue, hubv1alpha1.ReasonActive, "The secret is active in its slot") || changed
 	})
 	if err == nil && activated {
-		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonActive, "Activate", "Secret %s is active for %s", hs.UID, Subject(hs))
+		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonActive, "Activate", "Secret %s is active for %s", BindingID(hs), Subject(hs))
 	}
 	return err
 }
@@ -114,14 +114,14 @@ func (l *Lifecycle) Revoke(ctx context.Context, hs *hubv1alpha1.HostedSecret, re
 		return false, err
 	}
 	if revoked {
-		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonRevoked, "Revoke", "Secret %s for %s revoked (%s)", hs.UID, Subject(hs), reason)
+		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonRevoked, "Revoke", "Secret %s for %s revoked (%s)", BindingID(hs), Subject(hs), reason)
 	}
 	return revoked, l.DeleteValue(ctx, hs)
 }
 
 // DeleteValue deletes the Secrets holding hs's value, wherever Place says they may be
 // (both sides of a move under way), if they are Podium's Secrets of hs: labelled with
-// hs's name, and on the other side of a move also bound to hs's UID. A Secret Podium
+// hs's name, and on the other side of a move (or outside hs's namespace) also bound to hs. A Secret Podium
 // never took over is not Podium's to delete.
 func (l *Lifecycle) DeleteValue(ctx context.Context, hs *hubv1alpha1.HostedSecret) error {
 	for i, key := range l.Place.Places(hs) {
@@ -136,7 +136,7 @@ func (l *Lifecycle) DeleteValue(ctx context.Context, hs *hubv1alpha1.HostedSecre
 		if s.Labels[hubv1alpha1.LabelHostedSecret] != hs.Name {
 			continue
 		}
-		if uid, bound := BoundTo(s); (i > 0 || key.Namespace != hs.Namespace) && (!bound || uid != hs.UID) {
+		if (i > 0 || key.Namespace != hs.Namespace) && !IsBoundTo(s, hs) {
 			continue
 		}
 		if err := l.deleteSecret(ctx, s); err != nil {

@@ -354,7 +354,7 @@ func registryRecordOf(hs *hubv1alpha1.HostedSecret, orgID string) RegistryRecord
 		reg = &hubv1alpha1.RegistrySpec{}
 	}
 	rec := RegistryRecord{
-		ID:          string(hs.UID),
+		ID:          string(BindingID(hs)),
 		OrgID:       orgID,
 		DisplayName: reg.DisplayName,
 		Server:      reg.Server,
@@ -362,7 +362,7 @@ func registryRecordOf(hs *hubv1alpha1.HostedSecret, orgID string) RegistryRecord
 		Fingerprint: hs.Status.Fingerprint,
 		ValueLast4:  hs.Status.ValueLast4,
 		Status:      string(hs.Status.State),
-		CreatedAt:   timestamp(hs.CreationTimestamp.Time),
+		CreatedAt:   timestamp(hubv1alpha1.CreatedAt(hs).Time),
 	}
 	if hs.Status.LastUsedAt != nil {
 		t := timestamp(hs.Status.LastUsedAt.Time)
