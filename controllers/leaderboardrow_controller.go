@@ -6,7 +6,9 @@ import (
 	"errors"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -102,11 +104,31 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	// third of what a row's status write costs it (docs/performance.md, "Rows in"). A
 	// conflict means a newer row is on its way through the cache and will be
 	// reconciled.
+	invalidated := becameInvalid(row.Status, want)
 	row.Status = want
-	if err := r.Status().Update(ctx, row); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+	if err := r.Status().Update(ctx, row); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
 		return ctrl.Result{}, err
 	}
+	if invalidated && r.Events != nil {
+		c := meta.FindStatusCondition(want.Conditions, hubv1alpha1.ConditionValid)
+		r.Events.Eventf(row, nil, corev1.EventTypeWarning, hubv1alpha1.ReasonValuesInvalid, "Validate",
+			"The row was valid and now fails its leaderboard's schemas; it is no longer ranked: %s", c.Message)
+	}
 	return ctrl.Result{}, nil
+}
+
+// becameInvalid says whether a row that was Valid is now invalid by its values (a
+// schema change applied with kubectl or GitOps, or new values): the surprising case
+// that deserves an event on the row. A row created invalid is reported by its board's
+// RowsInvalid event.
+func becameInvalid(old, next hubv1alpha1.LeaderboardRowStatus) bool {
+	prev := meta.FindStatusCondition(old.Conditions, hubv1alpha1.ConditionValid)
+	cur := meta.FindStatusCondition(next.Conditions, hubv1alpha1.ConditionValid)
+	return prev != nil && prev.Status == metav1.ConditionTrue &&
+		cur != nil && cur.Status == metav1.ConditionFalse && cur.Reason == hubv1alpha1.ReasonValuesInvalid
 }
 
 // ensureMetadata records the row's id and creation time once (identityPatch), and adds
