@@ -34,7 +34,7 @@ var _ = Describe("Record identity", func() {
 	}
 
 	It("records a new row's UID and creation time once, and a member cannot change them", func() {
-		alice, _ := userClient(ns, "alice", "podium-org-member")
+		alice, _ := userClient(ns, "alice", "podium-org-owner")
 		r := row(ns, "mine", "board", map[string]any{"reward": 1})
 		Expect(alice.Create(ctx, r)).To(Succeed())
 		Expect(r.Annotations).NotTo(HaveKey(hubv1alpha1.AnnotationID), "a create that sends no id is left alone")
@@ -56,7 +56,7 @@ var _ = Describe("Record identity", func() {
 		Expect(k8sClient.Create(ctx, victim)).To(Succeed())
 		recorded(victim)
 
-		alice, aliceName := userClient(ns, "alice", "podium-org-member")
+		alice, aliceName := userClient(ns, "alice", "podium-org-owner")
 		forged := row(ns, "forged", "board", map[string]any{"reward": 3})
 		forged.Annotations = map[string]string{
 			hubv1alpha1.AnnotationID:        hubv1alpha1.ID(victim),

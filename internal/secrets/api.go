@@ -35,8 +35,12 @@ type Record struct {
 	Provider   *string `json:"provider"`
 	ValueLast4 string  `json:"value_last4"`
 	Status     string  `json:"status"`
-	CreatedAt  string  `json:"created_at"`
-	LastUsedAt *string `json:"last_used_at"`
+	// Usable says whether the secret is handed to the next run (Usable): an active
+	// secret whose value is missing or not granted is not; UnusableReason says why.
+	Usable         bool    `json:"usable"`
+	UnusableReason string  `json:"unusable_reason,omitempty"`
+	CreatedAt      string  `json:"created_at"`
+	LastUsedAt     *string `json:"last_used_at"`
 }
 
 // Existing is the active secret a 409 replacement_required names (docs/secrets.md).
@@ -423,6 +427,7 @@ func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) Record {
 		Status:     string(hs.Status.State),
 		CreatedAt:  timestamp(hubv1alpha1.CreatedAt(hs).Time),
 	}
+	rec.Usable, rec.UnusableReason = Usable(hs)
 	if hs.Spec.JobID != "" {
 		j := SlotOf(hs).JobID
 		rec.JobID = &j

@@ -21,16 +21,19 @@ import (
 // (docs/secrets.md, "Registry credentials"). It has no field that could hold the
 // password.
 type RegistryRecord struct {
-	ID          string  `json:"id"`
-	OrgID       string  `json:"org_id"`
-	DisplayName string  `json:"display_name"`
-	Server      string  `json:"server"`
-	Username    string  `json:"username"`
-	Fingerprint string  `json:"fingerprint"`
-	ValueLast4  string  `json:"value_last4"`
-	Status      string  `json:"status"`
-	CreatedAt   string  `json:"created_at"`
-	LastUsedAt  *string `json:"last_used_at"`
+	ID          string `json:"id"`
+	OrgID       string `json:"org_id"`
+	DisplayName string `json:"display_name"`
+	Server      string `json:"server"`
+	Username    string `json:"username"`
+	Fingerprint string `json:"fingerprint"`
+	ValueLast4  string `json:"value_last4"`
+	Status      string `json:"status"`
+	// Usable and UnusableReason: as in Record.
+	Usable         bool    `json:"usable"`
+	UnusableReason string  `json:"unusable_reason,omitempty"`
+	CreatedAt      string  `json:"created_at"`
+	LastUsedAt     *string `json:"last_used_at"`
 }
 
 // RegistryExisting is the active credential a 409 replacement_required names.
@@ -364,6 +367,7 @@ func registryRecordOf(hs *hubv1alpha1.HostedSecret, orgID string) RegistryRecord
 		Status:      string(hs.Status.State),
 		CreatedAt:   timestamp(hubv1alpha1.CreatedAt(hs).Time),
 	}
+	rec.Usable, rec.UnusableReason = Usable(hs)
 	if hs.Status.LastUsedAt != nil {
 		t := timestamp(hs.Status.LastUsedAt.Time)
 		rec.LastUsedAt = &t
