@@ -20,16 +20,24 @@ import (
 // DatasetReconciler reports a Dataset's package slug and newest version.
 type DatasetReconciler struct {
 	client.Client
+	// Events may be nil (tests): IDReissued is then not emitted.
+	Events eventRecorder
 }
 
-// +kubebuilder:rbac:groups=hub.podium.dev,resources=datasets,verbs=get;list;watch
+// patch and restore: the operator records a dataset's id (package_id) and creation
+// time once (docs/backup-restore.md).
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=datasets,verbs=get;list;watch;patch;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=datasets/status,verbs=get;update;patch
 
-// Reconcile writes status.package, status.latestVersionID and Ready.
+// Reconcile records the dataset's identity and writes status.package,
+// status.latestVersionID and Ready.
 func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ds := &hubv1alpha1.Dataset{}
 	if err := r.Get(ctx, req.NamespacedName, ds); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if err := ensureIdentity(ctx, r.Client, ds, r.Events); err != nil {
+		return ctrl.Result{}, err
 	}
 	want := ds.Status.DeepCopy()
 	want.Package = ds.Namespace + "/" + ds.Name

@@ -43,6 +43,8 @@ type HostedSecretReconciler struct {
 	// object whose absence would otherwise be inferred from a lagging cache.
 	APIReader client.Reader
 	Lifecycle *secrets.Lifecycle
+	// QuarantineGrace overrides DefaultQuarantineGrace (0 keeps the default).
+	QuarantineGrace time.Duration
 }
 
 // manage-others: the operator creates and deletes HostedSecrets for the callers of its
@@ -51,7 +53,7 @@ type HostedSecretReconciler struct {
 // its value namespace (secretRef.namespace, which the same policy lets only holders of
 // place-values set) and moves old values there. store-registry: only it creates
 // registry credentials (type registry), for /v1/registry-credentials.
-// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;update;delete;manage-others;place-values;store-registry
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;update;patch;delete;manage-others;place-values;store-registry;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
@@ -122,12 +124,18 @@ func (r *HostedSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	hs := &hubv1alpha1.HostedSecret{}
 	if err := r.Client.Get(ctx, req.NamespacedName, hs); err != nil {
 		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, r.removeStrayValues(ctx, req.NamespacedName, nil)
+			again, err := r.removeStrayValues(ctx, req.NamespacedName, nil)
+			return ctrl.Result{RequeueAfter: again}, err
 		}
 		return ctrl.Result{}, err
 	}
 	if hs.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil // the value Secret is owned by it and goes with it
+	}
+	// The id its value and slot are bound to, recorded once so that a restore keeps it
+	// (docs/backup-restore.md); a conflict or a deletion meanwhile is seen again.
+	if err := ensureIdentity(ctx, r.Client, hs, r.Lifecycle.Events); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	res, err := r.reconcileSlot(ctx, hs)
 	if apierrors.IsNotFound(err) {
@@ -141,7 +149,11 @@ func (r *HostedSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if _, err := r.Lifecycle.MoveValue(ctx, hs, secrets.MoveDone); err != nil {
 		return ctrl.Result{}, err
 	}
-	return res, r.removeStrayValues(ctx, req.NamespacedName, hs)
+	again, err := r.removeStrayValues(ctx, req.NamespacedName, hs)
+	if again > 0 && (res.RequeueAfter == 0 || again < res.RequeueAfter) {
+		res.RequeueAfter = again
+	}
+	return res, err
 }
 
 // reconcileSlot is the state machine of one secret: revoked secrets lose their value,
@@ -160,7 +172,7 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		if p.HolderUID() != hs.UID {
+		if !secrets.Names(p.HolderUID(), hs) {
 			return r.abandonedStore(ctx, hs)
 		}
 	}
@@ -176,7 +188,7 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if p.HolderUID() != hs.UID {
+	if !secrets.Names(p.HolderUID(), hs) {
 		holder, err := lc.Slots.Holder(ctx, p)
 		if err != nil {
 			return ctrl.Result{}, err
@@ -193,10 +205,10 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 		}
 		if holder != nil {
 			if hs.Status.State == hubv1alpha1.StateActive {
-				_, err := lc.Revoke(ctx, hs, hubv1alpha1.RevokedSupersede, string(holder.UID))
+				_, err := lc.Revoke(ctx, hs, hubv1alpha1.RevokedSupersede, string(secrets.BindingID(holder)))
 				return ctrl.Result{}, err
 			}
-			return ctrl.Result{RequeueAfter: slotOccupiedRetry}, lc.SetOccupied(ctx, hs, last4, holder.UID)
+			return ctrl.Result{RequeueAfter: slotOccupiedRetry}, lc.SetOccupied(ctx, hs, last4, secrets.BindingID(holder))
 		}
 	}
 	// hs holds the slot: no other secret of the slot may still look active.
@@ -209,7 +221,7 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 // abandonedStore deletes a secret stored over HTTP that never claimed its slot, once it
 // is older than any request can take (its request died), and waits until then.
 func (r *HostedSecretReconciler) abandonedStore(ctx context.Context, hs *hubv1alpha1.HostedSecret) (ctrl.Result, error) {
-	wait := abandonedAfter(hs.CreationTimestamp.Time, r.now())
+	wait := abandonedAfter(hubv1alpha1.CreatedAt(hs).Time, r.now())
 	if wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -217,6 +229,8 @@ func (r *HostedSecretReconciler) abandonedStore(ctx context.Context, hs *hubv1al
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	logf.FromContext(ctx).Info("Deleted a secret whose store was interrupted before it claimed its slot", "hostedSecret", client.ObjectKeyFromObject(hs))
+	r.event(hs, corev1.EventTypeWarning, hubv1alpha1.ReasonAbandonedStoreDeleted, "DeleteAbandonedStore",
+		"Deleted secret %s for %s: it was stored over HTTP %s ago and never claimed its slot (its request died)", secrets.BindingID(hs), secrets.Subject(hs), abandonedStoreAge)
 	return ctrl.Result{}, r.Lifecycle.DeleteValue(ctx, hs)
 }
 
@@ -298,7 +312,10 @@ func (r *HostedSecretReconciler) own(ctx context.Context, hs *hubv1alpha1.Hosted
 	if want.Annotations == nil {
 		want.Annotations = map[string]string{}
 	}
-	want.Annotations[hubv1alpha1.AnnotationHostedSecretUID] = string(hs.UID)
+	want.Annotations[hubv1alpha1.AnnotationHostedSecretUID] = string(secrets.BindingID(hs))
+	reattached := isQuarantined(s)
+	delete(want.Labels, hubv1alpha1.LabelQuarantined)
+	delete(want.Annotations, hubv1alpha1.AnnotationQuarantinedAt)
 	if s.Namespace != hs.Namespace {
 		// The value namespace: no owner reference can cross namespaces; the org label
 		// is what the clean-up finds it by (Granted already required it).
@@ -315,6 +332,10 @@ func (r *HostedSecretReconciler) own(ctx context.Context, hs *hubv1alpha1.Hosted
 	patch := client.MergeFromWithOptions(s, client.MergeFromWithOptimisticLock{})
 	if err := r.Client.Patch(ctx, want, patch); err != nil {
 		return fmt.Errorf("labelling Secret %s/%s as Podium's: %w", s.Namespace, s.Name, err)
+	}
+	if reattached {
+		r.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonValueReattached, "Reattach",
+			"Value Secret %s/%s, quarantined, serves this secret (id %s) again", s.Namespace, s.Name, secrets.BindingID(hs))
 	}
 	return nil
 }
@@ -356,35 +377,41 @@ func (r *HostedSecretReconciler) revokeOthers(ctx context.Context, hs *hubv1alph
 			}
 			return err
 		}
-		if _, err := r.Lifecycle.Revoke(ctx, fresh, hubv1alpha1.RevokedSupersede, string(hs.UID)); err != nil {
+		if _, err := r.Lifecycle.Revoke(ctx, fresh, hubv1alpha1.RevokedSupersede, string(secrets.BindingID(hs))); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// removeStrayValues deletes the value Secrets labelled for name that no live secret
-// needs: their HostedSecret is gone (or was recreated), or revoked. That covers both
-// the org namespace and the value namespace (found by their org label: no owner
-// reference, so no garbage collection, reaches them). Absence is confirmed uncached, so
-// a Secret created just after its HostedSecret is never taken for a stray because the
-// cache has not seen the HostedSecret yet.
-func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key types.NamespacedName, hs *hubv1alpha1.HostedSecret) error {
+// removeStrayValues looks after the value Secrets labelled for name that no live secret
+// uses, in the org namespace and in the value namespace (found by their org label: no
+// owner reference, so no garbage collection, reaches them). A revoked secret's value is
+// deleted. A value bound to a record (its binding annotation names an id) that no live
+// HostedSecret of that name has is quarantined, not deleted: after a restore the
+// HostedSecret may arrive later than its value, and a value lost is lost for good
+// (docs/backup-restore.md, "Quarantine"); it is deleted once QuarantineGrace has passed,
+// and its HostedSecret, restored or re-attached meanwhile, takes it back. A labelled
+// Secret bound to no record was never anyone's value and is deleted. Each act is an
+// event. Absence is confirmed uncached, so a Secret created just after its HostedSecret
+// is never taken for a stray because the cache has not seen the HostedSecret yet. It
+// returns when to look again (a quarantine's end), 0 for never.
+func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key types.NamespacedName, hs *hubv1alpha1.HostedSecret) (time.Duration, error) {
 	list := &corev1.SecretList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(key.Namespace), client.MatchingLabels{hubv1alpha1.LabelHostedSecret: key.Name}); err != nil {
-		return err
+		return 0, err
 	}
 	if vns := r.Lifecycle.Place.Namespace; vns != "" && vns != key.Namespace {
 		there := &corev1.SecretList{}
 		if err := r.Client.List(ctx, there, client.InNamespace(vns), client.MatchingLabels{
 			hubv1alpha1.LabelHostedSecret: key.Name, hubv1alpha1.LabelOrg: key.Namespace,
 		}); err != nil {
-			return err
+			return 0, err
 		}
 		list.Items = append(list.Items, there.Items...)
 	}
 	if len(list.Items) == 0 {
-		return nil
+		return 0, nil
 	}
 	if hs == nil {
 		fresh := &hubv1alpha1.HostedSecret{}
@@ -393,30 +420,115 @@ func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key type
 		case err == nil:
 			hs = fresh
 		case !apierrors.IsNotFound(err):
-			return err
+			return 0, err
 		}
 	}
+	var again time.Duration
 	for i := range list.Items {
 		s := &list.Items[i]
 		if hs != nil && hs.Status.State != hubv1alpha1.StateRevoked && r.serves(s, hs) {
 			continue
 		}
-		if err := r.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			return fmt.Errorf("deleting stray value Secret %s/%s: %w", s.Namespace, s.Name, err)
+		_, bound := secrets.BoundTo(s)
+		if bound && (hs == nil || hs.Status.State != hubv1alpha1.StateRevoked || !secrets.IsBoundTo(s, hs)) {
+			wait, err := r.quarantine(ctx, s)
+			if err != nil {
+				return 0, err
+			}
+			if wait > 0 && (again == 0 || wait < again) {
+				again = wait
+			}
+			if wait > 0 {
+				continue
+			}
 		}
-		logf.FromContext(ctx).Info("Deleted a value Secret no active secret uses", "secret", client.ObjectKeyFromObject(s))
+		if err := r.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID}); err != nil {
+			if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+				continue
+			}
+			return 0, fmt.Errorf("deleting stray value Secret %s/%s: %w", s.Namespace, s.Name, err)
+		}
+		why := "no active secret uses it"
+		switch {
+		case isQuarantined(s):
+			why = "its quarantine ended and no HostedSecret took it back"
+		case !bound:
+			why = "it is labelled for a HostedSecret but was never bound to one"
+		}
+		r.event(s, corev1.EventTypeNormal, hubv1alpha1.ReasonStrayValueDeleted, "DeleteStrayValue",
+			"Deleted value Secret %s/%s of HostedSecret %s/%s: %s", s.Namespace, s.Name, key.Namespace, key.Name, why)
+		logf.FromContext(ctx).Info("Deleted a value Secret no active secret uses", "secret", client.ObjectKeyFromObject(s), "why", why)
 	}
-	return nil
+	return again, nil
+}
+
+// DefaultQuarantineGrace is how long a quarantined value Secret is kept
+// (docs/backup-restore.md, "Quarantine").
+const DefaultQuarantineGrace = 7 * 24 * time.Hour
+
+// quarantine marks s quarantined (label and time) the first time, with a Warning event,
+// and returns how long it is still kept: 0 when its grace has passed.
+func (r *HostedSecretReconciler) quarantine(ctx context.Context, s *corev1.Secret) (time.Duration, error) {
+	grace := r.QuarantineGrace
+	if grace == 0 {
+		grace = DefaultQuarantineGrace
+	}
+	if isQuarantined(s) {
+		since, err := time.Parse(time.RFC3339, s.Annotations[hubv1alpha1.AnnotationQuarantinedAt])
+		if err != nil {
+			since = r.now() // unreadable: the quarantine starts again, nothing is lost
+		}
+		if wait := since.Add(grace).Sub(r.now()); wait > 0 {
+			return wait, nil
+		}
+		return 0, nil
+	}
+	base := s.DeepCopy()
+	if s.Labels == nil {
+		s.Labels = map[string]string{}
+	}
+	if s.Annotations == nil {
+		s.Annotations = map[string]string{}
+	}
+	now := r.now().UTC()
+	s.Labels[hubv1alpha1.LabelQuarantined] = "true"
+	s.Annotations[hubv1alpha1.AnnotationQuarantinedAt] = now.Format(time.RFC3339)
+	// A merge patch of metadata only, at the version read: the data is neither sent nor
+	// compared, and a Secret changed meanwhile is looked at again.
+	if err := r.Client.Patch(ctx, s, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			return grace, nil
+		}
+		return 0, fmt.Errorf("quarantining value Secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	id, _ := secrets.BoundTo(s)
+	r.event(s, corev1.EventTypeWarning, hubv1alpha1.ReasonValueQuarantined, "Quarantine",
+		"Value Secret %s/%s is bound to hosted secret %s, which no live HostedSecret %s is; it is kept until %s (a restored HostedSecret takes it back; to re-attach it, see docs/backup-restore.md), then deleted",
+		s.Namespace, s.Name, id, s.Labels[hubv1alpha1.LabelHostedSecret], now.Add(grace).Format(time.RFC3339))
+	logf.FromContext(ctx).Info("Quarantined a value Secret no live secret is bound to", "secret", client.ObjectKeyFromObject(s), "boundTo", id)
+	return grace, nil
+}
+
+func isQuarantined(s *corev1.Secret) bool {
+	return s.Labels[hubv1alpha1.LabelQuarantined] != ""
+}
+
+// event records an event when the reconciler has a recorder.
+func (r *HostedSecretReconciler) event(obj client.Object, typ, reason, action, note string, args ...any) {
+	if r.Lifecycle.Events != nil {
+		r.Lifecycle.Events.Eventf(obj, nil, typ, reason, action, note, args...)
+	}
 }
 
 // serves says whether s is a value Secret of the live secret hs: in its namespace, owned
-// by it; in the value namespace, bound to its UID at one of its places (Place.Places:
-// the copy of a move under way is kept).
+// by it or bound to it (a restore strips owner references; the binding annotation
+// stays); in the value namespace, bound to it at one of its places (Place.Places: the
+// copy of a move under way is kept).
 func (r *HostedSecretReconciler) serves(s *corev1.Secret, hs *hubv1alpha1.HostedSecret) bool {
 	if s.Namespace == hs.Namespace {
-		return ownedBy(s, hs.UID)
+		return ownedBy(s, hs.UID) || secrets.IsBoundTo(s, hs)
 	}
-	if uid, bound := secrets.BoundTo(s); !bound || uid != hs.UID {
+	if !secrets.IsBoundTo(s, hs) {
 		return false
 	}
 	for _, k := range r.Lifecycle.Place.Places(hs) {

@@ -42,13 +42,13 @@ type LeaderboardReconciler struct {
 	Events events.EventRecorder
 }
 
-// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch;patch;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=datasets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile labels the board with its id and writes its status.
+// Reconcile records the board's identity, labels it with its id and writes its status.
 func (r *LeaderboardReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	lb := &hubv1alpha1.Leaderboard{}
 	if err := r.Get(ctx, req.NamespacedName, lb); err != nil {
@@ -57,7 +57,7 @@ func (r *LeaderboardReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if !lb.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil // its rows go with it through their owner references
 	}
-	if err := ensureLabels(ctx, r.Client, lb, map[string]string{hubv1alpha1.LabelID: string(lb.UID)}); err != nil {
+	if err := r.ensureIdentity(ctx, lb); err != nil {
 		return ctrl.Result{}, err
 	}
 	facts, err := r.gather(ctx, lb)
@@ -81,6 +81,22 @@ func (r *LeaderboardReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	patch := client.MergeFrom(lb.DeepCopy())
 	lb.Status = want
 	return ctrl.Result{}, r.Status().Patch(ctx, lb, patch)
+}
+
+// ensureIdentity records the board's id and creation time once (identityPatch) and
+// labels it with its id (hubv1alpha1.LabelID), so that it is found by id without a
+// scan, in one merge patch of metadata. The label is only an index: whoever finds a
+// board by it checks hubv1alpha1.ID, which admission protects.
+func (r *LeaderboardReconciler) ensureIdentity(ctx context.Context, lb *hubv1alpha1.Leaderboard) error {
+	base := lb.DeepCopy()
+	changed := identityPatch(lb, r.Events)
+	if setLabels(lb, map[string]string{hubv1alpha1.LabelID: hubv1alpha1.ID(lb)}) {
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	return r.Patch(ctx, lb, client.MergeFrom(base))
 }
 
 // readyWarning says whether a status change deserves a Warning event: the board has
@@ -216,7 +232,7 @@ func (r *LeaderboardReconciler) boardsOfDataset(ctx context.Context, o client.Ob
 	pkg := o.GetNamespace() + "/" + o.GetName()
 	var reqs []reconcile.Request
 	for _, lb := range boards.Items {
-		if lb.Spec.Package == pkg || strings.EqualFold(lb.Spec.PackageID, string(o.GetUID())) || lb.Status.PackageID == string(o.GetUID()) {
+		if lb.Spec.Package == pkg || strings.EqualFold(lb.Spec.PackageID, hubv1alpha1.ID(o)) || lb.Status.PackageID == hubv1alpha1.ID(o) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&lb)})
 		}
 	}

@@ -56,7 +56,7 @@ func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts, now time.Time) hubv1
 	switch {
 	case f.dataset != nil:
 		st.Package = f.dataset.Namespace + "/" + f.dataset.Name
-		st.PackageID = string(f.dataset.UID)
+		st.PackageID = hubv1alpha1.ID(f.dataset)
 	case f.datasetElsewhere != nil:
 		problems = append(problems, problem{hubv1alpha1.ReasonPackageInOtherOrg, fmt.Sprintf(
 			"package: %s/%s belongs to another organization: a leaderboard must live in its dataset's namespace %q",
@@ -109,10 +109,17 @@ func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts, now time.Time) hubv1
 // generation stays the one the status describes, it is kept as it is: labels,
 // annotations, status and resyncs never move it, and an object whose generation was
 // observed before the field existed keeps none rather than being written again.
+//
+// A status restored from a backup (docs/backup-restore.md) describes a generation
+// larger than the re-created object's: the object was created again with the spec that
+// status describes, so its time is kept too. The creation time is the recorded one
+// (hubv1alpha1.CreatedAt), which a restore keeps.
 func specChangedAt(obj metav1.Object, observed int64, prev *metav1.Time, now time.Time) *metav1.Time {
-	gen, created := obj.GetGeneration(), obj.GetCreationTimestamp()
+	gen, created := obj.GetGeneration(), hubv1alpha1.CreatedAt(obj)
 	switch {
 	case gen == observed:
+		return prev
+	case observed > gen && prev != nil:
 		return prev
 	case observed == 0 && gen <= 1:
 		return &created
@@ -183,7 +190,7 @@ func resolvedFrom(spec *hubv1alpha1.LeaderboardSpec) string {
 // unknown ref or id the previous resolution stays and the problem names it.
 func resolveVersions(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, st *hubv1alpha1.LeaderboardStatus) *problem {
 	from := resolvedFrom(&lb.Spec)
-	if st.VersionsResolved && st.ResolvedFrom == from && lb.Status.PackageID == string(ds.UID) {
+	if st.VersionsResolved && st.ResolvedFrom == from && lb.Status.PackageID == hubv1alpha1.ID(ds) {
 		return nil
 	}
 	ids, p := ResolveVersionIDs(lb.Spec.DatasetVersionRefs, lb.Spec.DatasetVersionIDs, ds.Spec.Versions)

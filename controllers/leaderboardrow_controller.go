@@ -6,10 +6,13 @@ import (
 	"errors"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,9 +41,13 @@ type LeaderboardRowReconciler struct {
 	APIReader client.Reader
 	// Workers overrides DefaultRowWorkers (0 keeps the default).
 	Workers int
+	// Events may be nil (tests): IDReissued is then not emitted.
+	Events events.EventRecorder
 }
 
-// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch;patch;update
+// restore: the operator records a row's id and creation time (annotations the row
+// metadata admission policy lets only holders of the restore verb write).
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch;patch;update;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch
 
@@ -97,32 +104,58 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	// third of what a row's status write costs it (docs/performance.md, "Rows in"). A
 	// conflict means a newer row is on its way through the cache and will be
 	// reconciled.
+	invalidated := becameInvalid(row.Status, want)
 	row.Status = want
-	if err := r.Status().Update(ctx, row); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+	if err := r.Status().Update(ctx, row); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
 		return ctrl.Result{}, err
+	}
+	if invalidated && r.Events != nil {
+		c := meta.FindStatusCondition(want.Conditions, hubv1alpha1.ConditionValid)
+		r.Events.Eventf(row, nil, corev1.EventTypeWarning, hubv1alpha1.ReasonValuesInvalid, "Validate",
+			"The row was valid and now fails its leaderboard's schemas; it is no longer ranked: %s", c.Message)
 	}
 	return ctrl.Result{}, nil
 }
 
-// ensureMetadata adds the board's controller reference when it is missing (a row
-// applied with kubectl; the CLI sets it at create), in one patch of metadata (never
+// becameInvalid says whether a row that was Valid is now invalid by its values (a
+// schema change applied with kubectl or GitOps, or new values): the surprising case
+// that deserves an event on the row. A row created invalid is reported by its board's
+// RowsInvalid event.
+func becameInvalid(old, next hubv1alpha1.LeaderboardRowStatus) bool {
+	prev := meta.FindStatusCondition(old.Conditions, hubv1alpha1.ConditionValid)
+	cur := meta.FindStatusCondition(next.Conditions, hubv1alpha1.ConditionValid)
+	return prev != nil && prev.Status == metav1.ConditionTrue &&
+		cur != nil && cur.Status == metav1.ConditionFalse && cur.Reason == hubv1alpha1.ReasonValuesInvalid
+}
+
+// ensureMetadata records the row's id and creation time once (identityPatch), and adds
+// the board's controller reference when it is missing (a row applied with kubectl or
+// restored from a backup; the CLI sets it at create), in one patch of metadata (never
 // spec). Labels are not the controller's: the board label is set at admission
-// (config/admission/row_metadata.yaml) and the row's id is status.id, written with
-// the status, so that a row made by the CLI costs its create and one status write. It
-// reports whether it patched.
+// (config/admission/row_metadata.yaml) and the row's id is also status.id, written
+// with the status, so that it is found by a field selector. It reports whether it
+// patched.
 func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) (bool, error) {
-	if lb == nil || controlledBy(row, lb) {
-		return false, nil
-	}
 	base := row.DeepCopy()
-	dropStaleBoardOwner(row)
-	if err := controllerutil.SetControllerReference(lb, row, r.Scheme()); err != nil {
-		var owned *controllerutil.AlreadyOwnedError
-		if !errors.As(err, &owned) {
-			return false, err
+	changed := identityPatch(row, r.Events)
+	if lb != nil && !controlledBy(row, lb) {
+		dropStaleBoardOwner(row)
+		if err := controllerutil.SetControllerReference(lb, row, r.Scheme()); err != nil {
+			var owned *controllerutil.AlreadyOwnedError
+			if !errors.As(err, &owned) {
+				return false, err
+			}
+			// Something else controls the row: keep its claim, add nothing.
+			ctrl.LoggerFrom(ctx).Info("Row is controlled by another object; not adding the board's owner reference", "owner", owned.Owner.Name)
+			row.OwnerReferences = base.OwnerReferences
+		} else {
+			changed = true
 		}
-		// Something else controls the row: keep its claim, add nothing.
-		ctrl.LoggerFrom(ctx).Info("Row is controlled by another object; not adding the board's owner reference", "owner", owned.Owner.Name)
+	}
+	if !changed {
 		return false, nil
 	}
 	return true, r.Patch(ctx, row, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))

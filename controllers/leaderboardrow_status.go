@@ -35,7 +35,7 @@ func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now
 		st.History, st.ObservedValues = rowhistory.Record(row, &st, changedAt)
 	}
 	st.ObservedGeneration = row.Generation
-	st.ID = string(row.UID)
+	st.ID = hubv1alpha1.ID(row)
 	st.InvalidFields = nil
 	cond := metav1.Condition{Type: hubv1alpha1.ConditionValid, ObservedGeneration: row.Generation}
 	switch errs, err := validateRow(row, lb); {

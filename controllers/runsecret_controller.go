@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -43,7 +44,17 @@ type RunSecretReconciler struct {
 	// OrphanGrace is how long a run Secret may wait for its Job or Pod to appear.
 	OrphanGrace time.Duration
 	Now         func() time.Time
+	// Events may be nil (tests): the RunSecretDeleted and RunSecretValuesRemoved events
+	// are then not emitted.
+	Events eventRecorder
 }
+
+// Reasons of the run Secret controller's events (they name the Secret and env vars,
+// never a value).
+const (
+	ReasonRunSecretDeleted       = "RunSecretDeleted"
+	ReasonRunSecretValuesRemoved = "RunSecretValuesRemoved"
+)
 
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
@@ -152,6 +163,9 @@ func (r *RunSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			return ctrl.Result{}, fmt.Errorf("deleting run Secret %s: %w", req.NamespacedName, err)
 		}
 		log.Info("Deleted a run Secret", "secret", req.NamespacedName, "reason", v.Reason)
+		if r.Events != nil {
+			r.Events.Eventf(s, nil, corev1.EventTypeNormal, ReasonRunSecretDeleted, "Delete", "Deleted run Secret %s: %s", req.Name, v.Reason)
+		}
 		return ctrl.Result{}, nil
 	}
 	if v.Adopt {
@@ -267,6 +281,10 @@ func (r *RunSecretReconciler) dropRevoked(ctx context.Context, s *corev1.Secret)
 		return fmt.Errorf("removing revoked or deleted values from run Secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
 	logf.FromContext(ctx).Info("Removed revoked or deleted secrets from a run Secret", "secret", client.ObjectKeyFromObject(s), "envVars", dropped)
+	if r.Events != nil {
+		r.Events.Eventf(s, nil, corev1.EventTypeWarning, ReasonRunSecretValuesRemoved, "RemoveRevoked",
+			"Removed the revoked or deleted secrets %s from run Secret %s before its run started", strings.Join(dropped, ", "), s.Name)
+	}
 	return nil
 }
 

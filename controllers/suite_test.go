@@ -110,5 +110,5 @@ func newManager(cfg *rest.Config, countDelay time.Duration) (ctrl.Manager, error
 	if err := (&controllers.LeaderboardReconciler{Client: mgr.GetClient(), CountDelay: countDelay}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
-	return mgr, (&controllers.LeaderboardRowReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr)
+	return mgr, (&controllers.LeaderboardRowReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Events: mgr.GetEventRecorder("podium-leaderboardrow")}).SetupWithManager(mgr)
 }

@@ -101,6 +101,31 @@ const (
 	// AnnotationRegistrySeat is on the slot pointer of a registry credential: the name
 	// of the seat Lease its credential holds.
 	AnnotationRegistrySeat = "hub.podium.dev/registry-seat"
+	// LabelQuarantined is on a value Secret bound to a hosted secret that no live
+	// HostedSecret is (its record was deleted, or is not restored yet): the operator
+	// keeps it for a grace period instead of deleting it (docs/backup-restore.md,
+	// "Quarantine"), and takes the label off when the record comes back.
+	LabelQuarantined = "hub.podium.dev/quarantined"
+	// AnnotationQuarantinedAt is when a value Secret was quarantined (RFC 3339); the
+	// grace period counts from it.
+	AnnotationQuarantinedAt = "hub.podium.dev/quarantined-at"
+)
+
+// Reasons of the operator's events about value Secrets (docs/backup-restore.md). The
+// events name objects and ids, never a value.
+const (
+	// ReasonValueQuarantined: a value Secret is bound to no live HostedSecret; kept for
+	// the grace period.
+	ReasonValueQuarantined = "ValueQuarantined"
+	// ReasonValueReattached: a quarantined value Secret was taken back by its
+	// HostedSecret (restored, or re-attached by a restore identity).
+	ReasonValueReattached = "ValueReattached"
+	// ReasonStrayValueDeleted: a value Secret no live secret uses was deleted (its
+	// secret was revoked, its quarantine ended, or it was never bound to one).
+	ReasonStrayValueDeleted = "StrayValueDeleted"
+	// ReasonAbandonedStoreDeleted: a secret stored over HTTP whose request died before
+	// it claimed its slot was deleted.
+	ReasonAbandonedStoreDeleted = "AbandonedStoreDeleted"
 )
 
 // Condition reasons of a HostedSecret's Ready condition.

@@ -104,8 +104,8 @@ func Write(w io.Writer, lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) error
 			i = 4
 		}
 		row := e.Row
-		rec[i] = string(row.UID)
-		rec[i+1] = wire.Timestamp(row.CreationTimestamp.Time)
+		rec[i] = hubv1alpha1.ID(row)
+		rec[i+1] = wire.Timestamp(hubv1alpha1.CreatedAt(row).Time)
 		rec[i+2] = wire.Timestamp(wire.ServedUpdatedAt(&row.ObjectMeta, row.Status.UpdatedAt))
 		for j := fixed; j < len(header); j++ {
 			switch header[j] {

@@ -162,7 +162,7 @@ func (r *Resolver) active(ctx context.Context, slot secrets.Slot) (*Delivery, er
 	if granted, _ := secrets.Granted(s, hs); !granted {
 		return nil, nil
 	}
-	if uid, bound := secrets.BoundTo(s); !bound || uid != hs.UID {
+	if !secrets.IsBoundTo(s, hs) {
 		return nil, nil
 	}
 	v := s.Data[secrets.DataKey(hs)]

@@ -76,7 +76,7 @@ func (rd *Read) ServeHistory(w http.ResponseWriter, r *http.Request) {
 		fail(notFound)
 		return
 	}
-	body, err := json.Marshal(rowhistory.Served(string(lb.UID), row, ShowsAuthors(lb)))
+	body, err := json.Marshal(rowhistory.Served(hubv1alpha1.ID(lb), row, ShowsAuthors(lb)))
 	if err != nil {
 		rd.o.Log.Error(err, "Encoding a row history failed", "leaderboard", client.ObjectKeyFromObject(lb))
 		fail(apierr.Internal())
@@ -155,12 +155,13 @@ func Full(ctx context.Context, api client.Reader, row *hubv1alpha1.LeaderboardRo
 	return full, nil
 }
 
-// Row returns the board's row with this UID from the cache, or nil: read-only.
+// Row returns the board's row with this id (hubv1alpha1.ID) from the cache, or nil:
+// read-only.
 func (f *RowFinder) Row(ctx context.Context, c client.Reader, lb *hubv1alpha1.Leaderboard, uid types.UID) (*hubv1alpha1.LeaderboardRow, error) {
 	if idx := f.get(ctx, c); idx != nil {
 		if objs, err := idx.ByIndex(rowIndexName, lb.Namespace+"/"+lb.Name); err == nil {
 			for _, o := range objs {
-				if row, ok := o.(*hubv1alpha1.LeaderboardRow); ok && row.UID == uid {
+				if row, ok := o.(*hubv1alpha1.LeaderboardRow); ok && hubv1alpha1.ID(row) == string(uid) {
 					return row, nil
 				}
 			}
@@ -174,7 +175,7 @@ func (f *RowFinder) Row(ctx context.Context, c client.Reader, lb *hubv1alpha1.Le
 		return nil, err
 	}
 	for i := range list.Items {
-		if list.Items[i].UID == uid {
+		if hubv1alpha1.ID(&list.Items[i]) == string(uid) {
 			return &list.Items[i], nil
 		}
 	}

@@ -502,13 +502,13 @@ func boardWire(lb *hubv1alpha1.Leaderboard) wire.Board {
 func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wire.Row {
 	row := e.Row
 	w := wire.Row{
-		ID:            string(row.UID),
-		LeaderboardID: string(lb.UID),
+		ID:            hubv1alpha1.ID(row),
+		LeaderboardID: hubv1alpha1.ID(lb),
 		Rank:          e.Rank,
 		Metadata:      wire.EmptyObject,
 		Metrics:       wire.EmptyObject,
 		Status:        wire.RowStatus(row),
-		CreatedAt:     wire.Timestamp(row.CreationTimestamp.Time),
+		CreatedAt:     wire.Timestamp(hubv1alpha1.CreatedAt(row).Time),
 		UpdatedAt:     wire.Timestamp(wire.ServedUpdatedAt(&row.ObjectMeta, row.Status.UpdatedAt)),
 		NTrials:       len(row.Spec.TrialIDs),
 	}

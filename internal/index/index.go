@@ -13,8 +13,9 @@ import (
 )
 
 const (
-	// UID indexes Datasets, Leaderboards and HostedSecrets by metadata.uid (a record's
-	// id). Not LeaderboardRows: a per-row index entry costs about 550 bytes of operator
+	// UID indexes Datasets, Leaderboards and HostedSecrets by their record id
+	// (hubv1alpha1.ID: the recorded hub.podium.dev/id annotation, else metadata.uid,
+	// under the index name it always had). Not LeaderboardRows: a per-row index entry costs about 550 bytes of operator
 	// memory per row (two keys and a set each), a quarter of the budget, and rows are
 	// found by id through the hub.podium.dev/id label instead.
 	UID = "metadata.uid"
@@ -45,7 +46,7 @@ type Field struct {
 // manager's cache and tests give a fake client (WithIndex), so that a test cannot
 // index a record differently from the operator.
 func Fields() []Field {
-	byUID := func(o client.Object) []string { return []string{string(o.GetUID())} }
+	byUID := func(o client.Object) []string { return []string{hubv1alpha1.ID(o)} }
 	return []Field{
 		{&hubv1alpha1.Dataset{}, UID, byUID},
 		{&hubv1alpha1.Leaderboard{}, UID, byUID},

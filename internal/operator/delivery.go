@@ -66,6 +66,7 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 	cleanup := &controllers.RunSecretReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		MaxAge: d.RunSecretMaxAge, OrphanGrace: d.RunSecretOrphanGrace,
+		Events: mgr.GetEventRecorder("podium-runsecret"),
 	}
 	if err := cleanup.SetupWithManager(context.Background(), mgr); err != nil {
 		return fmt.Errorf("setting up the run Secret controller: %w", err)

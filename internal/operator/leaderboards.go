@@ -17,11 +17,11 @@ func setupLeaderboards(mgr manager.Manager, o Options, c *components) error {
 	if err := c.Ranking.Feed(context.Background(), mgr.GetCache()); err != nil {
 		return err
 	}
-	if err := (&controllers.DatasetReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+	if err := (&controllers.DatasetReconciler{Client: mgr.GetClient(), Events: mgr.GetEventRecorder("podium-dataset")}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := (&controllers.LeaderboardReconciler{Client: mgr.GetClient(), Events: mgr.GetEventRecorder("podium-leaderboard")}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	return (&controllers.LeaderboardRowReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr)
+	return (&controllers.LeaderboardRowReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Events: mgr.GetEventRecorder("podium-leaderboardrow")}).SetupWithManager(mgr)
 }

@@ -21,6 +21,7 @@ import (
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/dsversion"
 	"podium.dev/podium/internal/jsontype"
+	"podium.dev/podium/internal/secrets"
 )
 
 // Request limits: far above a real run configuration, low enough to bound the work.
@@ -306,8 +307,9 @@ func (h *Handler) authorize(ctx context.Context, c *authn.Caller, ns string) err
 	return apierr.Forbidden("%s may not use the hosted secrets of organization %s", c.User, ns)
 }
 
-// activeNames are the env vars of the caller's active user-scope secrets in the org:
-// the secrets a run the caller launches receives. Metadata only, from the cache.
+// activeNames are the env vars of the caller's usable user-scope secrets in the org
+// (secrets.Usable: active, and its value present and granted): the secrets a run the
+// caller launches receives. Metadata only, from the cache.
 func (h *Handler) activeNames(ctx context.Context, ns, user string) (map[string]bool, error) {
 	list := &hubv1alpha1.HostedSecretList{}
 	if err := h.Cache.List(ctx, list, client.InNamespace(ns)); err != nil {
@@ -315,7 +317,7 @@ func (h *Handler) activeNames(ctx context.Context, ns, user string) (map[string]
 	}
 	names := map[string]bool{}
 	for _, hs := range list.Items {
-		if hs.Status.State == hubv1alpha1.StateActive && hs.DeletionTimestamp == nil &&
+		if usable, _ := secrets.Usable(&hs); usable &&
 			(hs.Spec.Scope == "" || hs.Spec.Scope == hubv1alpha1.ScopeUser) && hs.Spec.Owner == user {
 			names[hs.Spec.EnvVar] = true
 		}

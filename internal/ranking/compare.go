@@ -101,12 +101,14 @@ func compareBytes(a, b []byte) int {
 }
 
 // tieBreak orders rows that tie on every rule, and orders rows when there are no
-// rules: creation time, then UID, so the order is the same on every replica and run.
+// rules: creation time, then id (both as recorded, hubv1alpha1.CreatedAt and ID, so that
+// a restore keeps the order), the same on every replica and run.
 func tieBreak(a, b *hubv1alpha1.LeaderboardRow) int {
-	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+	ca, cb := hubv1alpha1.CreatedAt(a), hubv1alpha1.CreatedAt(b)
+	if c := ca.Compare(cb.Time); c != 0 {
 		return c
 	}
-	return strings.Compare(string(a.UID), string(b.UID))
+	return strings.Compare(hubv1alpha1.ID(a), hubv1alpha1.ID(b))
 }
 
 // kindCounts counts one rule's ranked values by kind, to know when it mixes.

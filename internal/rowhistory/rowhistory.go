@@ -251,8 +251,8 @@ func maxJSON(h []hubv1alpha1.RowChange) int {
 // CLI's users are members, who always see them).
 func Served(boardID string, row *hubv1alpha1.LeaderboardRow, showAuthors bool) wire.RowHistory {
 	out := wire.RowHistory{
-		RowID: string(row.UID), LeaderboardID: boardID,
-		CreatedAt: wire.Timestamp(row.CreationTimestamp.Time),
+		RowID: hubv1alpha1.ID(row), LeaderboardID: boardID,
+		CreatedAt: wire.Timestamp(hubv1alpha1.CreatedAt(row).Time),
 		Changes:   make([]wire.Change, 0, len(row.Status.History)),
 	}
 	if showAuthors {

@@ -21,10 +21,12 @@ import (
 //     reaches a Secret's data;
 //   - it is bound to no other HostedSecret: no owner reference to a HostedSecret with
 //     another UID, and no binding annotation hub.podium.dev/hosted-secret-uid naming
-//     another UID. A grant is for one object, not for a name: a HostedSecret deleted and
-//     created again under the same name is another object and inherits nothing;
+//     another id (Names). A grant is for one record, not for a name: a HostedSecret
+//     deleted and created again under the same name is another record (a new id) and
+//     inherits nothing; the same record restored from a backup keeps its id (recorded
+//     in hub.podium.dev/id, which only a restore identity may set) and its value;
 //   - outside hs's own namespace (the operator's value namespace, see Place), it is
-//     bound to hs's UID by the binding annotation and labelled hub.podium.dev/org=<hs's
+//     bound to hs's id by the binding annotation and labelled hub.podium.dev/org=<hs's
 //     namespace>: only the operator writes there, and it always writes both.
 //
 // A nil s (no such Secret) is not granted. The reason is for logs and tests only; what
@@ -37,12 +39,12 @@ func Granted(s *corev1.Secret, hs *hubv1alpha1.HostedSecret) (bool, string) {
 	if got := s.Labels[hubv1alpha1.LabelHostedSecret]; got != hs.Name {
 		return false, fmt.Sprintf("the Secret is not labelled %s=%s", hubv1alpha1.LabelHostedSecret, hs.Name)
 	}
-	if uid, ok := BoundTo(s); ok && uid != hs.UID {
+	if uid, ok := BoundTo(s); ok && !Names(uid, hs) {
 		return false, "the Secret is bound to another HostedSecret"
 	}
 	if s.Namespace != hs.Namespace {
-		if s.Annotations[hubv1alpha1.AnnotationHostedSecretUID] != string(hs.UID) {
-			return false, "the Secret is outside the HostedSecret's namespace and not bound to its UID"
+		if !Names(types.UID(s.Annotations[hubv1alpha1.AnnotationHostedSecretUID]), hs) {
+			return false, "the Secret is outside the HostedSecret's namespace and not bound to its id"
 		}
 		if s.Labels[hubv1alpha1.LabelOrg] != hs.Namespace {
 			return false, fmt.Sprintf("the Secret is outside the HostedSecret's namespace and not labelled %s=%s", hubv1alpha1.LabelOrg, hs.Namespace)
@@ -51,8 +53,28 @@ func Granted(s *corev1.Secret, hs *hubv1alpha1.HostedSecret) (bool, string) {
 	return true, ""
 }
 
-// BoundTo returns the UID of the HostedSecret the Secret is (or was) bound to: its
-// binding annotation, else the UID of a HostedSecret among its owners. ok is false for
+// BindingID is what Podium binds hs's value Secret and slot to: hs's record id
+// (hubv1alpha1.ID), which a backup and restore keeps, unlike its UID. For a secret
+// stored before ids were recorded it is its UID, so every existing binding holds.
+func BindingID(hs *hubv1alpha1.HostedSecret) types.UID {
+	return types.UID(hubv1alpha1.ID(hs))
+}
+
+// Names says whether uid, read from a binding annotation, an owner reference or a slot
+// pointer, names hs: its BindingID, or its UID (an owner reference, which always names
+// the live object). An empty uid names nothing.
+func Names(uid types.UID, hs *hubv1alpha1.HostedSecret) bool {
+	return uid != "" && (uid == BindingID(hs) || uid == hs.UID)
+}
+
+// IsBoundTo says whether the Secret s is bound to hs (BoundTo names hs).
+func IsBoundTo(s *corev1.Secret, hs *hubv1alpha1.HostedSecret) bool {
+	uid, ok := BoundTo(s)
+	return ok && Names(uid, hs)
+}
+
+// BoundTo returns the id of the HostedSecret the Secret is (or was) bound to: its
+// binding annotation (a BindingID), else the UID of a HostedSecret among its owners. ok is false for
 // a Secret never bound to one.
 func BoundTo(s *corev1.Secret) (uid types.UID, ok bool) {
 	if v := s.Annotations[hubv1alpha1.AnnotationHostedSecretUID]; v != "" {

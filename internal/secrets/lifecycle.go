@@ -8,6 +8,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -82,7 +83,7 @@ func (l *Lifecycle) Activate(ctx context.Context, hs *hubv1alpha1.HostedSecret, 
 		return setReady(st, gen, metav1.ConditionTrue, hubv1alpha1.ReasonActive, "The secret is active in its slot") || changed
 	})
 	if err == nil && activated {
-		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonActive, "Activate", "Secret %s is active for %s", hs.UID, Subject(hs))
+		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonActive, "Activate", "Secret %s is active for %s", BindingID(hs), Subject(hs))
 	}
 	return err
 }
@@ -114,14 +115,14 @@ func (l *Lifecycle) Revoke(ctx context.Context, hs *hubv1alpha1.HostedSecret, re
 		return false, err
 	}
 	if revoked {
-		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonRevoked, "Revoke", "Secret %s for %s revoked (%s)", hs.UID, Subject(hs), reason)
+		l.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonRevoked, "Revoke", "Secret %s for %s revoked (%s)", BindingID(hs), Subject(hs), reason)
 	}
 	return revoked, l.DeleteValue(ctx, hs)
 }
 
 // DeleteValue deletes the Secrets holding hs's value, wherever Place says they may be
 // (both sides of a move under way), if they are Podium's Secrets of hs: labelled with
-// hs's name, and on the other side of a move also bound to hs's UID. A Secret Podium
+// hs's name, and on the other side of a move (or outside hs's namespace) also bound to hs. A Secret Podium
 // never took over is not Podium's to delete.
 func (l *Lifecycle) DeleteValue(ctx context.Context, hs *hubv1alpha1.HostedSecret) error {
 	for i, key := range l.Place.Places(hs) {
@@ -136,7 +137,7 @@ func (l *Lifecycle) DeleteValue(ctx context.Context, hs *hubv1alpha1.HostedSecre
 		if s.Labels[hubv1alpha1.LabelHostedSecret] != hs.Name {
 			continue
 		}
-		if uid, bound := BoundTo(s); (i > 0 || key.Namespace != hs.Namespace) && (!bound || uid != hs.UID) {
+		if (i > 0 || key.Namespace != hs.Namespace) && !IsBoundTo(s, hs) {
 			continue
 		}
 		if err := l.deleteSecret(ctx, s); err != nil {
@@ -238,4 +239,29 @@ func (l *Lifecycle) SetUnusable(ctx context.Context, hs *hubv1alpha1.HostedSecre
 		l.event(hs, corev1.EventTypeWarning, reason, "ReadValue", "%s", msg)
 	}
 	return err
+}
+
+// Usable says whether hs can be handed to a run now, and when not, why (for the list,
+// the CLI and preflight, which must not call a secret usable that is not: docs/secrets.md,
+// "States"). A secret is usable when it is active, not being deleted, and its Ready
+// condition, as the controller derived it for the current generation, is True: its
+// value's Secret exists, is granted to it and holds the value. A status restored from a
+// backup says active and Ready until the controller has looked again, which it does as
+// soon as it sees the object. The reason is the Ready condition's reason (Revoked,
+// SecretNotGranted, ValueMissing, SlotOccupied, Pending), or Deleting; never a value.
+func Usable(hs *hubv1alpha1.HostedSecret) (bool, string) {
+	ready := meta.FindStatusCondition(hs.Status.Conditions, hubv1alpha1.ConditionReady)
+	switch {
+	case hs.DeletionTimestamp != nil:
+		return false, "Deleting"
+	case hs.Status.State == hubv1alpha1.StateRevoked:
+		return false, hubv1alpha1.ReasonRevoked
+	case ready == nil:
+		return false, hubv1alpha1.ReasonPending
+	case ready.Status != metav1.ConditionTrue:
+		return false, ready.Reason
+	case hs.Status.State != hubv1alpha1.StateActive:
+		return false, hubv1alpha1.ReasonPending
+	}
+	return true, ""
 }

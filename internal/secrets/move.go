@@ -128,7 +128,7 @@ func (l *Lifecycle) deleteOriginal(ctx context.Context, hs *hubv1alpha1.HostedSe
 	if err != nil {
 		return fmt.Errorf("reading the original value Secret of %s/%s: %w", hs.Namespace, hs.Name, err)
 	}
-	if uid, bound := BoundTo(orig); !bound || uid != hs.UID || orig.Labels[hubv1alpha1.LabelHostedSecret] != hs.Name {
+	if !IsBoundTo(orig, hs) || orig.Labels[hubv1alpha1.LabelHostedSecret] != hs.Name {
 		return nil
 	}
 	key, _ := l.Place.Of(hs)
@@ -149,7 +149,7 @@ func storeWrote(s *corev1.Secret, hs *hubv1alpha1.HostedSecret) bool {
 	if ok, _ := Granted(s, hs); !ok {
 		return false
 	}
-	if uid, bound := BoundTo(s); !bound || uid != hs.UID {
+	if !IsBoundTo(s, hs) {
 		return false
 	}
 	return ptr.Deref(s.Immutable, false) && controllerIs(s, hs.UID)

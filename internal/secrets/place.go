@@ -77,7 +77,7 @@ func (p Place) moved(hs *hubv1alpha1.HostedSecret) bool {
 // Places returns every place hs's value may be found, the one secretRef names first.
 // The second, when there is one, is the other side of a move: the copy in the value
 // namespace while secretRef (as the caller saw it) still names the org namespace, or the
-// org-namespace original a move has not deleted yet. Only a Secret bound to hs's UID
+// org-namespace original a move has not deleted yet. Only a Secret bound to hs
 // counts there (Find, DeleteValue).
 func (p Place) Places(hs *hubv1alpha1.HostedSecret) []client.ObjectKey {
 	key, ok := p.Of(hs)
@@ -95,7 +95,7 @@ func (p Place) Places(hs *hubv1alpha1.HostedSecret) []client.ObjectKey {
 }
 
 // NewValueSecret is the value Secret Podium writes for hs at key (a place of hs): labelled
-// as Podium's and for hs, bound to hs's UID, immutable. In hs's own namespace hs is its
+// as Podium's and for hs, bound to hs's id (BindingID), immutable. In hs's own namespace hs is its
 // controller owner; elsewhere (no owner reference can cross namespaces) it carries the
 // org label, by which the controller cleans it up. typ "" is Opaque.
 func (p Place) NewValueSecret(hs *hubv1alpha1.HostedSecret, key client.ObjectKey, typ corev1.SecretType, data map[string][]byte) *corev1.Secret {
@@ -110,7 +110,7 @@ func (p Place) NewValueSecret(hs *hubv1alpha1.HostedSecret, key client.ObjectKey
 				hubv1alpha1.LabelManagedBy:    hubv1alpha1.ManagedByPodium,
 				hubv1alpha1.LabelHostedSecret: hs.Name,
 			},
-			Annotations: map[string]string{hubv1alpha1.AnnotationHostedSecretUID: string(hs.UID)},
+			Annotations: map[string]string{hubv1alpha1.AnnotationHostedSecretUID: string(BindingID(hs))},
 		},
 		Type:      typ,
 		Immutable: ptr.To(true),
@@ -126,7 +126,7 @@ func (p Place) NewValueSecret(hs *hubv1alpha1.HostedSecret, key client.ObjectKey
 
 // Find returns the Secret that serves hs's value now, or nil: the one at the place
 // secretRef names, else (a move under way) the other side of the move when it is bound
-// to hs's UID. Each place is read from the readers in order (the manager's cache, then
+// to hs. Each place is read from the readers in order (the manager's cache, then
 // the apiserver: a Secret without Podium's label is not cached). The caller still asks
 // Granted whether the Secret at the named place is hs's.
 func (p Place) Find(ctx context.Context, hs *hubv1alpha1.HostedSecret, readers ...client.Reader) (*corev1.Secret, error) {
@@ -139,7 +139,7 @@ func (p Place) Find(ctx context.Context, hs *hubv1alpha1.HostedSecret, readers .
 			continue
 		}
 		if i > 0 {
-			if uid, bound := BoundTo(s); !bound || uid != hs.UID {
+			if !IsBoundTo(s, hs) {
 				continue
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -32,7 +33,7 @@ const maxSeatRounds = 10
 // namespace, and a first store takes one before it claims its slot (docs/secrets.md,
 // "Registry credentials"). A seat is taken by create-if-absent, or, when it is stale, by
 // an update carrying the resourceVersion read, so the apiserver gives each seat to one
-// writer. A seat names its claimer (holderIdentity = the new credential's UID) and the
+// writer. A seat names its claimer (holderIdentity = the new credential's id, BindingID) and the
 // slot; the slot's pointer names the seat in the annotation hub.podium.dev/registry-seat.
 // A seat is live while its claimer is a store in flight (pending) or while the pointer
 // of its slot names it and has a live holder; a supersede keeps both.
@@ -135,7 +136,7 @@ func (s *Seats) live(ctx context.Context, l *coordinationv1.Lease) (bool, error)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return false, fmt.Errorf("reading the claimer of registry seat %s: %w", l.Name, err)
 		}
-		if err == nil && string(hs.UID) == uid && hs.DeletionTimestamp == nil && hs.Status.State == "" {
+		if err == nil && Names(types.UID(uid), hs) && hs.DeletionTimestamp == nil && hs.Status.State == "" {
 			return true, nil // its store is in flight
 		}
 	}
@@ -162,6 +163,6 @@ func seatFor(l *coordinationv1.Lease, hs *hubv1alpha1.HostedSecret) *coordinatio
 	}
 	l.Annotations[hubv1alpha1.AnnotationHolderName] = hs.Name
 	l.Labels[hubv1alpha1.LabelSlot] = SlotOf(hs).Hash()
-	l.Spec.HolderIdentity = ptr.To(string(hs.UID))
+	l.Spec.HolderIdentity = ptr.To(string(BindingID(hs)))
 	return l
 }

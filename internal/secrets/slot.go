@@ -77,7 +77,8 @@ var ErrStale = errors.New("the active secret changed")
 const maxClaimAttempts = 8
 
 // Slots reads and writes slot pointers. A pointer is a coordination.k8s.io Lease named
-// after the slot whose holderIdentity is the UID of the slot's active HostedSecret. All
+// after the slot whose holderIdentity is the id (BindingID) of the slot's active
+// HostedSecret, so that a restored pointer still names its restored secret. All
 // reads are uncached (Reader is the manager's API reader): a decision is only as good
 // as the resourceVersion it was made on, and writes carry that resourceVersion.
 type Slots struct {
@@ -91,7 +92,7 @@ type Pointer struct {
 	Lease *coordinationv1.Lease
 }
 
-// HolderUID is the UID of the secret the pointer names, "" when there is no pointer.
+// HolderUID is the id (BindingID) of the secret the pointer names, "" when there is no pointer.
 func (p Pointer) HolderUID() types.UID {
 	if p.Lease == nil || p.Lease.Spec.HolderIdentity == nil {
 		return ""
@@ -113,7 +114,7 @@ func (s *Slots) Read(ctx context.Context, slot Slot) (Pointer, error) {
 }
 
 // Holder returns the secret the pointer names when it is still live (it exists with
-// that UID, is not being deleted and is not revoked), else nil: a pointer to a gone or
+// that id (Names), is not being deleted and is not revoked), else nil: a pointer to a gone or
 // revoked secret is stale and the slot is free.
 func (s *Slots) Holder(ctx context.Context, p Pointer) (*hubv1alpha1.HostedSecret, error) {
 	uid := p.HolderUID()
@@ -132,7 +133,7 @@ func (s *Slots) Holder(ctx context.Context, p Pointer) (*hubv1alpha1.HostedSecre
 	if err != nil {
 		return nil, fmt.Errorf("reading the active secret of slot %s: %w", p.Slot.Hash(), err)
 	}
-	if hs.UID != uid || hs.DeletionTimestamp != nil || hs.Status.State == hubv1alpha1.StateRevoked {
+	if !Names(uid, hs) || hs.DeletionTimestamp != nil || hs.Status.State == hubv1alpha1.StateRevoked {
 		return nil, nil
 	}
 	return hs, nil
@@ -155,7 +156,7 @@ func (s *Slots) ClaimWith(ctx context.Context, hs *hubv1alpha1.HostedSecret, ann
 		if err != nil {
 			return nil, err
 		}
-		if p.HolderUID() == hs.UID {
+		if Names(p.HolderUID(), hs) {
 			return nil, nil
 		}
 		if p.Lease == nil {
@@ -191,10 +192,11 @@ func (s *Slots) Swap(ctx context.Context, hs *hubv1alpha1.HostedSecret, expected
 	if err != nil {
 		return nil, err
 	}
-	if p.HolderUID() == hs.UID {
+	if Names(p.HolderUID(), hs) {
 		return nil, nil // claimed for hs meanwhile (the slot had become free): hs holds it
 	}
 	if p.HolderUID() != expectedID {
+		// expectedID is the id a client was shown (BindingID).
 		return nil, ErrStale
 	}
 	old, err := s.Holder(ctx, p)
@@ -255,7 +257,7 @@ func pointTo(l *coordinationv1.Lease, hs *hubv1alpha1.HostedSecret) *coordinatio
 		l.Annotations = map[string]string{}
 	}
 	l.Annotations[hubv1alpha1.AnnotationHolderName] = hs.Name
-	l.Spec.HolderIdentity = ptr.To(string(hs.UID))
+	l.Spec.HolderIdentity = ptr.To(string(BindingID(hs)))
 	l.OwnerReferences = []metav1.OwnerReference{{
 		APIVersion: hubv1alpha1.GroupVersion.String(),
 		Kind:       "HostedSecret",

@@ -84,7 +84,7 @@ func (s *Store) Store(ctx context.Context, req StoreRequest) (stored, superseded
 	if req.SupersedeID == "" && holder != nil {
 		return nil, nil, &ReplacementRequiredError{Existing: holder}
 	}
-	if req.SupersedeID != "" && (holder == nil || holder.UID != req.SupersedeID) {
+	if req.SupersedeID != "" && (holder == nil || BindingID(holder) != req.SupersedeID) {
 		return nil, nil, ErrStale
 	}
 
@@ -137,7 +137,7 @@ func (s *Store) Store(ctx context.Context, req StoreRequest) (stored, superseded
 	committed = true // hs holds the slot: from here on, failures are repaired, not undone
 
 	if old != nil {
-		if _, err := s.Revoke(ctx, old, hubv1alpha1.RevokedSupersede, string(hs.UID)); err != nil {
+		if _, err := s.Revoke(ctx, old, hubv1alpha1.RevokedSupersede, string(BindingID(hs))); err != nil {
 			// The controller revokes a secret that lost its slot; the store itself succeeded.
 			s.Log.Error(err, "Revoking a superseded secret failed; the controller will retry", "hostedSecret", client.ObjectKeyFromObject(old))
 		}
@@ -152,7 +152,7 @@ func (s *Store) Store(ctx context.Context, req StoreRequest) (stored, superseded
 // unlessHolder turns a write error of unknown outcome into success when hs holds the
 // slot after all (the write went through but its answer was lost).
 func (s *Store) unlessHolder(ctx context.Context, hs *hubv1alpha1.HostedSecret, err error) error {
-	if p, rerr := s.Slots.Read(ctx, SlotOf(hs)); rerr == nil && p.HolderUID() == hs.UID {
+	if p, rerr := s.Slots.Read(ctx, SlotOf(hs)); rerr == nil && Names(p.HolderUID(), hs) {
 		return nil
 	}
 	return err
@@ -313,7 +313,7 @@ func (s *Store) PurgeSlot(ctx context.Context, slot Slot, permit Permit) ([]*hub
 			return deleted, fmt.Errorf("deleting HostedSecret %s/%s: %w", hs.Namespace, hs.Name, err)
 		}
 		deleted = append(deleted, hs)
-		s.event(hs, corev1.EventTypeNormal, "Purged", "Purge", "Secret %s for %s purged", hs.UID, Subject(hs))
+		s.event(hs, corev1.EventTypeNormal, "Purged", "Purge", "Secret %s for %s purged", BindingID(hs), Subject(hs))
 		if err := s.DeleteValue(ctx, hs); err != nil {
 			s.Log.Error(err, "Deleting a purged secret's value Secret failed; the controller will remove it", "hostedSecret", client.ObjectKeyFromObject(hs))
 		}

@@ -386,7 +386,7 @@ func (a *API) internal(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // publicID is a record's id as the HTTP API shows it and takes it back.
-func publicID(hs *hubv1alpha1.HostedSecret) string { return string(hs.UID) }
+func publicID(hs *hubv1alpha1.HostedSecret) string { return string(secrets.BindingID(hs)) }
 
 func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) secretswire.Record {
 	rec := secretswire.Record{
@@ -396,8 +396,9 @@ func recordOf(hs *hubv1alpha1.HostedSecret, orgID string) secretswire.Record {
 		EnvVar:     hs.Spec.EnvVar,
 		ValueLast4: hs.Status.ValueLast4,
 		Status:     string(hs.Status.State),
-		CreatedAt:  timestamp(hs.CreationTimestamp.Time),
+		CreatedAt:  timestamp(hubv1alpha1.CreatedAt(hs).Time),
 	}
+	rec.Usable, rec.UnusableReason = secrets.Usable(hs)
 	if hs.Spec.JobID != "" {
 		j := secrets.SlotOf(hs).JobID
 		rec.JobID = &j
@@ -419,7 +420,7 @@ func existingOf(hs *hubv1alpha1.HostedSecret) secretswire.Existing {
 		Scope:      string(secrets.SlotOf(hs).Scope),
 		EnvVar:     hs.Spec.EnvVar,
 		ValueLast4: hs.Status.ValueLast4,
-		CreatedAt:  timestamp(hs.CreationTimestamp.Time),
+		CreatedAt:  timestamp(hubv1alpha1.CreatedAt(hs).Time),
 	}
 }
 

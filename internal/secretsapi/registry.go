@@ -402,13 +402,14 @@ func registryRecordOf(hs *hubv1alpha1.HostedSecret, orgID string) secretswire.Re
 		DisplayName:  reg.DisplayName,
 		Fingerprint:  hs.Status.Fingerprint,
 		Status:       string(hs.Status.State),
-		CreatedAt:    timestamp(hs.CreationTimestamp.Time),
+		CreatedAt:    timestamp(hubv1alpha1.CreatedAt(hs).Time),
 		OrgID:        orgID,
 		Username:     reg.Username,
 	}
 	if rec.Provider != hubv1alpha1.RegistryProviderGAR {
 		rec.ValueLast4 = hs.Status.ValueLast4
 	}
+	rec.Usable, rec.UnusableReason = secrets.Usable(hs)
 	if hs.Status.LastUsedAt != nil {
 		t := timestamp(hs.Status.LastUsedAt.Time)
 		rec.LastUsedAt = &t

@@ -65,7 +65,7 @@ func (p *Pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	show := httpapi.ShowsAuthors(lb)
-	h := rowhistory.Served(string(lb.UID), row, show)
+	h := rowhistory.Served(hubv1alpha1.ID(lb), row, show)
 	page := historyPage{Title: "Row history · " + lb.Spec.Title, BoardTitle: lb.Spec.Title, BoardURL: boardURL(lb),
 		Org: org, Dataset: dataset, Name: name, RowID: h.RowID, ShowAuthors: show}
 	if h.CreatedBy != nil {

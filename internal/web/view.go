@@ -272,7 +272,7 @@ func rowViews(columns []hubv1alpha1.Column, rules []hubv1alpha1.RankRule, entrie
 		}
 		if at := rowhistory.LastChange(e.Row); at != nil && at.After(since) {
 			rv.ChangedOn = at.UTC().Format(time.DateOnly)
-			rv.HistoryURL = boardURL + "/rows/" + url.PathEscape(string(e.Row.UID)) + "/history"
+			rv.HistoryURL = boardURL + "/rows/" + url.PathEscape(hubv1alpha1.ID(e.Row)) + "/history"
 		}
 		rows = append(rows, rv)
 	}

@@ -103,7 +103,7 @@ func BoardOf(lb *hubv1alpha1.Leaderboard, updatedAt string) Board {
 		vis = hubv1alpha1.VisibilityPrivate
 	}
 	b := Board{
-		ID:                string(lb.UID),
+		ID:                hubv1alpha1.ID(lb),
 		PackageID:         pkgID,
 		Package:           pkg,
 		DatasetVersionIDs: append([]string{}, lb.Status.DatasetVersionIDs...),
@@ -115,7 +115,7 @@ func BoardOf(lb *hubv1alpha1.Leaderboard, updatedAt string) Board {
 		Columns:           Columns(lb.Spec.Columns),
 		RankBy:            RankBy(lb.Spec.RankBy),
 		Visibility:        string(vis),
-		CreatedAt:         Timestamp(lb.CreationTimestamp.Time),
+		CreatedAt:         Timestamp(hubv1alpha1.CreatedAt(lb).Time),
 		UpdatedAt:         updatedAt,
 	}
 	if lb.Spec.MetadataSchema != nil {
@@ -165,13 +165,13 @@ func RankBy(rules []hubv1alpha1.RankRule) []RankRule {
 }
 
 // ServedUpdatedAt is the updated_at the read serves for an object: the latest of its
-// creation, specChanged (status.updatedAt, which the controller sets when it sees a new
+// creation (hubv1alpha1.CreatedAt, which a restore keeps), specChanged (status.updatedAt, which the controller sets when it sees a new
 // generation, whoever wrote it: kubectl, GitOps, the CLI) and the annotation
 // hubv1alpha1.AnnotationUpdatedAt when a writer (the CLI) set it. The manager's cache
 // strips managedFields (they would double each row's memory), so the write times come
 // from there; docs/http-api.md explains.
 func ServedUpdatedAt(m *metav1.ObjectMeta, specChanged *metav1.Time) time.Time {
-	t := m.CreationTimestamp.Time
+	t := hubv1alpha1.CreatedAt(m).Time
 	if specChanged != nil && specChanged.After(t) {
 		t = specChanged.Time
 	}

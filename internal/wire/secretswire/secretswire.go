@@ -20,8 +20,12 @@ type Record struct {
 	Provider   *string `json:"provider"`
 	ValueLast4 string  `json:"value_last4"`
 	Status     string  `json:"status"`
-	CreatedAt  string  `json:"created_at"`
-	LastUsedAt *string `json:"last_used_at"`
+	// Usable says whether the secret is handed to the next run: an active secret whose
+	// value is missing or not granted is not; UnusableReason says why.
+	Usable         bool    `json:"usable"`
+	UnusableReason string  `json:"unusable_reason,omitempty"`
+	CreatedAt      string  `json:"created_at"`
+	LastUsedAt     *string `json:"last_used_at"`
 }
 
 // Existing is the active secret a 409 replacement_required names.
@@ -88,6 +92,9 @@ type RegistryRecord struct {
 	// ValueLast4 is empty for a service-account key: the end of a JSON document tells
 	// nobody anything.
 	ValueLast4 string `json:"value_last4"`
+	// Usable and UnusableReason: as in Record.
+	Usable         bool   `json:"usable"`
+	UnusableReason string `json:"unusable_reason,omitempty"`
 }
 
 // RegistryExisting is the active credential a 409 replacement_required names.
