@@ -156,8 +156,9 @@ func TestChartInstallsIntoAnAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := objects(t, rendered)
-	// CRDs and the namespace first, as kubectl apply of one file does not wait for them.
-	applied := c.run(t, "apply", "--server-side", "-f", file)
+	// The test apiserver has the CRDs and admission policies already (testenv installs
+	// them, with another field manager): take their fields over, as an upgrade would.
+	applied := c.run(t, "apply", "--server-side", "--force-conflicts", "-f", file)
 	if n := strings.Count(applied, "serverside-applied"); n != len(objs) {
 		t.Errorf("%d objects applied, want %d:\n%s", n, len(objs), applied)
 	}

@@ -21,7 +21,7 @@ import (
 
 // Objects the templates adjust, each written to a file of its own.
 var templated = map[string]string{
-	"Deployment/podium-operator":                  "deployment.yaml",
+	"Deployment/podium-operator":                   "deployment.yaml",
 	"MutatingWebhookConfiguration/podium-delivery": "webhook.yaml",
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -63,7 +64,8 @@ var _ = Describe("Hosted secrets by state and readiness", func() {
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gh", Labels: map[string]string{hubv1alpha1.LabelHostedSecret: "gh"}},
 			Data:       map[string][]byte{"value": []byte("ghp_metrics_test_value_000000000001")},
 		})).To(Succeed())
-		Eventually(metricValue(metrics.HostedSecretsName, active)).Should(Equal(1.0))
+		// The controller looks at a Secret it has not adopted again every 30 s.
+		Eventually(metricValue(metrics.HostedSecretsName, active)).WithTimeout(2 * time.Minute).Should(Equal(1.0))
 		Eventually(metricValue(metrics.HostedSecretsName, notGranted)).Should(BeZero())
 	})
 })

@@ -75,6 +75,10 @@ var templateFuncs = template.FuncMap{
 	"humanize": fmt.Sprint, "humanizePercentage": fmt.Sprint, "humanizeDuration": fmt.Sprint,
 }
 
+// templateVars are the variables Prometheus defines before an alert's annotation
+// templates (as its rule loader does when it checks them).
+const templateVars = "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
+
 func repoFile(parts ...string) []byte {
 	data, err := os.ReadFile(filepath.Join(append([]string{testenv.RepoRoot()}, parts...)...))
 	Expect(err).NotTo(HaveOccurred())
@@ -197,8 +201,8 @@ var _ = Describe("The alerts (config/prometheus/rules.yaml)", func() {
 			groups[g.Name] = true
 			Expect(g.Rules).NotTo(BeEmpty(), "group %s", g.Name)
 			for _, r := range g.Rules {
-				Expect(r.Alert == "").NotTo(Equal(r.Record == ""), "a rule is an alert or a record: %+v", r)
-				Expect(r.Alert).NotTo(BeEmpty(), "only alerts here")
+				Expect(r.Record).To(BeEmpty(), "only alerts here: %+v", r)
+				Expect(r.Alert).NotTo(BeEmpty(), "a rule without a name: %+v", r)
 				Expect(model.UTF8Validation.IsValidMetricName(r.Alert)).To(BeTrue())
 				Expect(alerts).NotTo(HaveKey(r.Alert), "alert %s twice", r.Alert)
 				alerts[r.Alert] = true
@@ -210,7 +214,7 @@ var _ = Describe("The alerts (config/prometheus/rules.yaml)", func() {
 				}
 				Expect(r.Labels).To(HaveKeyWithValue("severity", BeElementOf("critical", "warning")), "alert %s", r.Alert)
 				for k, v := range r.Annotations {
-					_, err := template.New(k).Funcs(templateFuncs).Parse(v)
+					_, err := template.New(k).Funcs(templateFuncs).Parse(templateVars + v)
 					Expect(err).NotTo(HaveOccurred(), "alert %s: annotation %s", r.Alert, k)
 				}
 				Expect(r.Annotations).To(HaveKey("summary"), "alert %s", r.Alert)
