@@ -102,6 +102,10 @@ build: ## Build podium-operator, podium and the dev runner into bin/.
 build-installer: manifests controlplane ## Write dist/install.yaml, the one file that installs a release (image $(IMG)).
 	@bash hack/build-installer.sh "$(ASSETS)/kubectl" "$(IMG)" dist/install.yaml
 
+.PHONY: chart
+chart: controlplane ## Write charts/podium/files/ from config/ (kustomize of config/default and the overlays).
+	$(GO) run ./hack/chart "$(ASSETS)/kubectl"
+
 .PHONY: image
 image: ## Assemble the OCI image without Docker: dist/image and dist/podium-image.oci.tar.
 	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags "-s -w" -o dist/bin/podium-operator ./cmd/operator

@@ -70,7 +70,15 @@ func run() error {
 	if httpAddr == "" {
 		httpAddr = "127.0.0.1:8080"
 	}
-	if err := portFree(httpAddr); err != nil {
+	if err := portFree(httpAddr, "PODIUM_HTTP_ADDR"); err != nil {
+		return err
+	}
+	// The metrics endpoint as in a cluster (HTTPS, a token allowed to get /metrics).
+	metricsAddr := os.Getenv("PODIUM_METRICS_ADDR")
+	if metricsAddr == "" {
+		metricsAddr = "127.0.0.1:8443"
+	}
+	if err := portFree(metricsAddr, "PODIUM_METRICS_ADDR"); err != nil {
 		return err
 	}
 	saKey, saPub, err := serviceAccountKey(state)
@@ -152,7 +160,7 @@ func run() error {
 	sup := newSupervisor(filepath.Join(root, "bin", "podium-operator"),
 		"--kubeconfig", kubeconfig,
 		"--http-addr", httpAddr,
-		"--metrics-bind-address", "127.0.0.1:0",
+		"--metrics-bind-address", metricsAddr,
 		"--health-probe-bind-address", "127.0.0.1:0",
 		"--webhook-addr", webhookAddr,
 		"--webhook-dns-names", "localhost",
@@ -179,6 +187,9 @@ func run() error {
 		{"delete", "mutatingadmissionpolicybinding,mutatingadmissionpolicy", "podium-row-created-by", "podium-row-updated-by",
 			"podium-row-board-label", "podium-row-board-label-removal", "--ignore-not-found"},
 		{"apply", "-f", filepath.Join(root, "config", "rbac", "org_roles.yaml")},
+		// Who may read /metrics (config/rbac/metrics_reader_role.yaml), granted to a
+		// ServiceAccount whose token the dev admin mints (printed below).
+		{"apply", "-f", filepath.Join(root, "config", "rbac", "metrics_reader_role.yaml"), "-f", filepath.Join(root, "hack", "dev", "metrics_reader.yaml")},
 		{"apply", "-k", filepath.Join(root, "config", "samples")},
 	} {
 		// A policy just created takes a few seconds to reach the apiserver's admission
@@ -212,8 +223,9 @@ Podium is running. Press Ctrl-C to stop everything.
   web page:    %[3]s/leaderboards
   secrets:     curl -s %[3]s/v1/secrets -H "Authorization: Bearer $(%[2]s --kubeconfig %[1]s create token -n demo demo-runner)"
   CLI:         bin/podium --kubeconfig %[1]s hub leaderboard list
+  metrics:     curl -sk https://%[4]s/metrics -H "Authorization: Bearer $(%[2]s --kubeconfig %[1]s create token -n %[5]s %[6]s)"
 
-`, kubeconfig, kubectl, base)
+`, kubeconfig, kubectl, base, metricsAddr, testenv.DeliveryNamespace, devMetricsReader)
 
 	select {
 	case <-ctx.Done():
@@ -225,6 +237,10 @@ Podium is running. Press Ctrl-C to stop everything.
 		return fmt.Errorf("kube-controller-manager exited (see .podium-dev/kube-controller-manager.log): %w", kcm.Err())
 	}
 }
+
+// devMetricsReader is the ServiceAccount (in the operator's namespace) that
+// hack/dev/metrics_reader.yaml lets read /metrics.
+const devMetricsReader = "podium-dev-metrics"
 
 // freeLoopbackAddr returns a 127.0.0.1 address with a port free right now.
 func freeLoopbackAddr() (string, error) {
@@ -254,10 +270,10 @@ func installWebhook(ctx context.Context, env *envtest.Environment, addr string) 
 	return nil
 }
 
-func portFree(addr string) error {
+func portFree(addr, env string) error {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("%s is in use (set PODIUM_HTTP_ADDR to another address): %w", addr, err)
+		return fmt.Errorf("%s is in use (set %s to another address): %w", addr, env, err)
 	}
 	return l.Close()
 }

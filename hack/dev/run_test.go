@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -20,18 +21,20 @@ import (
 
 // devRun is one podium-dev process of the test, with its output collected.
 type devRun struct {
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  strings.Builder
-	done chan struct{}
+	cmd *exec.Cmd
+	// metricsAddr is where its operator serves /metrics.
+	metricsAddr string
+	mu          sync.Mutex
+	out         strings.Builder
+	done        chan struct{}
 }
 
 func startDev(t *testing.T, bin, root, state, addr string) *devRun {
 	t.Helper()
-	d := &devRun{done: make(chan struct{})}
+	d := &devRun{done: make(chan struct{}), metricsAddr: freeAddr(t)}
 	d.cmd = exec.Command(filepath.Join(bin, "podium-dev"))
 	d.cmd.Dir = root
-	d.cmd.Env = append(os.Environ(), "PODIUM_DEV_DIR="+state, "PODIUM_HTTP_ADDR="+addr)
+	d.cmd.Env = append(os.Environ(), "PODIUM_DEV_DIR="+state, "PODIUM_HTTP_ADDR="+addr, "PODIUM_METRICS_ADDR="+d.metricsAddr)
 	r, w := io.Pipe()
 	d.cmd.Stdout, d.cmd.Stderr = w, w
 	if err := d.cmd.Start(); err != nil {
@@ -169,6 +172,33 @@ func TestDevBehavesLikeACluster(t *testing.T) {
 		}
 		if want := "already running on " + state; !strings.Contains(string(out), want) {
 			t.Errorf("output does not say %q:\n%s", want, out)
+		}
+	})
+
+	t.Run("the dev admin reads /metrics with the token make dev prints", func(t *testing.T) {
+		if !strings.Contains(dev.output(), "create token -n podium-system podium-dev-metrics") {
+			t.Errorf("podium-dev does not say how to read the metrics:\n%s", dev.output())
+		}
+		reader := kubectl("create", "token", "-n", "podium-system", "podium-dev-metrics")
+		insecure := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the dev endpoint's certificate is self-signed
+		get := func(token string) (int, string) {
+			req, _ := http.NewRequest(http.MethodGet, "https://"+dev.metricsAddr+"/metrics", nil)
+			req.Header.Set("Authorization", "Bearer "+token)
+			resp, err := insecure.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b)
+		}
+		code, body := get(reader)
+		if code != http.StatusOK || !strings.Contains(body, "podium_hostedsecrets{") || !strings.Contains(body, "podium_leaderboard_rows{") {
+			t.Errorf("GET /metrics as podium-dev-metrics: %d\n%.800s", code, body)
+		}
+		// An org member's token does not read them.
+		if code, _ := get(token); code != http.StatusForbidden {
+			t.Errorf("GET /metrics as demo-runner: %d, want 403", code)
 		}
 	})
 

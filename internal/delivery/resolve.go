@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/metrics"
 	"podium.dev/podium/internal/preflight"
 	"podium.dev/podium/internal/secrets"
 )
@@ -30,6 +31,8 @@ type Plan struct {
 	// Pulls are the registry credentials delivered, as one imagePullSecret.
 	Pulls    []Delivery
 	Warnings []string
+	// Missed says why, for each name asked for and not delivered (its metric).
+	Missed []metrics.NotDeliveredReason
 }
 
 // Names are the delivered environment variables, in the order asked.
@@ -75,6 +78,7 @@ func (r *Resolver) Resolve(ctx context.Context, namespace, requester string, req
 	for _, name := range req.Names {
 		if r.Config.IsReserved(name) {
 			plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is reserved and never delivered%s", name, forModels(r.Config, req.Models, name)))
+			plan.Missed = append(plan.Missed, metrics.NotDeliveredReserved)
 			continue
 		}
 		var d *Delivery
@@ -89,6 +93,7 @@ func (r *Resolver) Resolve(ctx context.Context, namespace, requester string, req
 			// naming a job id gets the job's secret only when its requester stored it.
 			if d != nil && !secrets.StoredBy(d.Secret, requester) {
 				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s of job %s was stored by another user; it is delivered only to that user's runs", name, req.JobID))
+				plan.Missed = append(plan.Missed, metrics.NotDeliveredOtherUsersJob)
 				d = nil
 			}
 		}
@@ -100,6 +105,7 @@ func (r *Resolver) Resolve(ctx context.Context, namespace, requester string, req
 		}
 		if d == nil {
 			plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is not delivered: %s has no active secret for it%s", name, whose(requester, req.JobID), forModels(r.Config, req.Models, name)))
+			plan.Missed = append(plan.Missed, metrics.NotDeliveredNoActiveSecret)
 			continue
 		}
 		delivered[name] = true
@@ -116,11 +122,13 @@ func (r *Resolver) Resolve(ctx context.Context, namespace, requester string, req
 		}
 		if d == nil || d.Secret.Spec.Registry == nil {
 			plan.Warnings = append(plan.Warnings, fmt.Sprintf("registry credential %q is not delivered: the organization has no active registry credential of that name", name))
+			plan.Missed = append(plan.Missed, metrics.NotDeliveredNoRegistryCredential)
 			continue
 		}
 		server := d.Secret.Spec.Registry.Server
 		if first, dup := servers[server]; dup {
 			plan.Warnings = append(plan.Warnings, fmt.Sprintf("registry credential %q is not delivered: %q already signs in to %s", name, first, server))
+			plan.Missed = append(plan.Missed, metrics.NotDeliveredRegistryServerTaken)
 			continue
 		}
 		servers[server] = name

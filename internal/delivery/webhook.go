@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/metrics"
 )
 
 // WebhookPath is where the operator serves the mutating webhook of runs and templates.
@@ -156,6 +157,9 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 		}
 		in.Log.V(1).Info("Delivered hosted secrets", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name,
 			"requester", requester, "runSecret", name, "envVars", plan.Names(), "registryCredentials", plan.RegistryNames())
+	}
+	if !dryRun(req) {
+		metrics.CountDelivery(len(plan.Delivered), len(plan.Pulls), plan.Missed)
 	}
 	return patched(req, r, warnings)
 }

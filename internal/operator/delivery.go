@@ -18,6 +18,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/controllers"
 	"podium.dev/podium/internal/delivery"
+	"podium.dev/podium/internal/metrics"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/servingcert"
 )
@@ -91,7 +92,7 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 		Decoder: admission.NewDecoder(scheme.Scheme),
 		Log:     log,
 	}
-	hook, err := admission.StandaloneWebhook(&admission.Webhook{Handler: injector}, admission.StandaloneOptions{
+	hook, err := admission.StandaloneWebhook(&admission.Webhook{Handler: metrics.TimeAdmission(injector)}, admission.StandaloneOptions{
 		Logger: log,
 		// controller-runtime's webhook metrics (request latency, in flight, by code).
 		MetricsPath: delivery.WebhookPath,
@@ -133,6 +134,7 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 			return err == nil
 		})
 	}
+	c.Certificate = certificateOf(getCert)
 	return mgr.Add(&servingcert.Server{
 		Addr: d.WebhookAddr, Listener: d.WebhookListener, Handler: mux, GetCertificate: getCert,
 		Log: log,

@@ -163,6 +163,9 @@ type components struct {
 	Secrets *secrets.Lifecycle
 	// Ready are extra readiness checks of the HTTP server's /readyz.
 	Ready []func() bool
+	// Certificate is the delivery webhook's serving certificate, for its expiry metric
+	// (nil when no webhook is served).
+	Certificate func() (*tls.Certificate, error)
 }
 
 // Setup registers field indexes, controllers and the HTTP server with mgr, in this
@@ -182,6 +185,7 @@ func Setup(mgr manager.Manager, o Options) error {
 		{"secret delivery", setupDelivery},
 		{"web pages", setupWeb},
 		{"HTTP server", setupHTTP},
+		{"metrics", setupMetrics},
 	}
 	for _, s := range steps {
 		if err := s.fn(mgr, o, c); err != nil {

@@ -1,0 +1,178 @@
+package metrics_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/testenv"
+)
+
+var (
+	cfg       *rest.Config
+	k8sClient client.Client
+	clientset *kubernetes.Clientset
+	testEnv   *envtest.Environment
+	ctx       context.Context
+	cancel    context.CancelFunc
+	op        *testenv.Operator
+	// metricsURL serves controller-runtime's registry as the manager's /metrics
+	// endpoint does (promhttp over the same registry): the in-process test operator
+	// binds no metrics port of its own.
+	metricsURL string
+)
+
+func TestMetrics(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Metrics Suite")
+}
+
+var _ = BeforeSuite(func() {
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	ctx, cancel = context.WithCancel(context.Background())
+	var err error
+	testEnv, cfg, err = testenv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
+	Expect(k8sClient.Create(ctx, &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-run-submitter"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "create"}}},
+	})).To(Succeed())
+	op, err = testenv.StartOperatorWithDelivery(ctx, cfg, 0)
+	Expect(err).NotTo(HaveOccurred())
+	srv := httptest.NewServer(promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
+	DeferCleanup(srv.Close)
+	metricsURL = srv.URL + "/metrics"
+})
+
+var _ = AfterSuite(func() {
+	if cancel != nil {
+		cancel()
+	}
+	if op != nil {
+		<-op.Done
+	}
+	if testEnv != nil {
+		Expect(testEnv.Stop()).To(Succeed())
+	}
+})
+
+// scrape reads /metrics as Prometheus does (the text format) and returns its families
+// by name, and the raw text.
+func scrape(g Gomega) (map[string]*dto.MetricFamily, string) {
+	resp, err := http.Get(metricsURL)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	body, err := io.ReadAll(resp.Body)
+	g.Expect(err).NotTo(HaveOccurred())
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	g.Expect(err).NotTo(HaveOccurred())
+	return fams, string(body)
+}
+
+// value sums the samples of family name whose labels include want (a histogram's
+// sample count); found says whether any series matched.
+func value(fams map[string]*dto.MetricFamily, name string, want map[string]string) (sum float64, found bool) {
+	f := fams[name]
+	if f == nil {
+		return 0, false
+	}
+next:
+	for _, m := range f.Metric {
+		have := map[string]string{}
+		for _, l := range m.Label {
+			have[l.GetName()] = l.GetValue()
+		}
+		for k, v := range want {
+			if have[k] != v {
+				continue next
+			}
+		}
+		found = true
+		switch {
+		case m.Gauge != nil:
+			sum += m.Gauge.GetValue()
+		case m.Counter != nil:
+			sum += m.Counter.GetValue()
+		case m.Histogram != nil:
+			sum += float64(m.Histogram.GetSampleCount())
+		}
+	}
+	return sum, found
+}
+
+// metricValue is value for use in Eventually: 0 when no series matches.
+func metricValue(name string, want map[string]string) func(Gomega) float64 {
+	return func(g Gomega) float64 {
+		fams, _ := scrape(g)
+		v, _ := value(fams, name, want)
+		return v
+	}
+}
+
+// person is an org member (a ServiceAccount) who may also create Pods.
+type person struct {
+	User  string
+	Token string
+	CS    *kubernetes.Clientset
+}
+
+func newPerson(ns, name string) person {
+	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, name, "podium-org-member")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-runs"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "test-run-submitter"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
+	})).To(Succeed())
+	pc := rest.AnonymousClientConfig(cfg)
+	pc.BearerToken = token
+	cs, err := kubernetes.NewForConfig(pc)
+	Expect(err).NotTo(HaveOccurred())
+	return person{User: "system:serviceaccount:" + ns + ":" + name, Token: token, CS: cs}
+}
+
+// store stores a secret over the HTTP API as p.
+func store(p person, fields map[string]any) {
+	js, err := json.Marshal(fields)
+	Expect(err).NotTo(HaveOccurred())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, op.BaseURL+"/v1/secrets", bytes.NewReader(js))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+p.Token)
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	Expect(resp.StatusCode).To(Equal(http.StatusCreated), string(body))
+}
