@@ -13,6 +13,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"sigs.k8s.io/yaml"
 )
 
 // readPayload is the public read's answer (docs/http-api.md), as Harbor's client keeps it.
@@ -157,7 +158,9 @@ var _ = Describe("Harbor's exports", func() {
 		ok(home, "hub", "leaderboard", "export", slug, "--output", exp)
 		raw, err := os.ReadFile(exp)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(raw)).To(ContainSubstring("expected_updated_at: \"" + str(p.Leaderboard["updated_at"]) + "\""))
+		var exported map[string]any
+		Expect(yaml.Unmarshal(raw, &exported)).To(Succeed())
+		Expect(exported).To(HaveKeyWithValue("expected_updated_at", str(p.Leaderboard["updated_at"])))
 
 		By("Harbor's definition export of the unchanged board applies")
 		def := harborDefinitionExport(p.Leaderboard)
@@ -228,10 +231,11 @@ var _ = Describe("Harbor's exports", func() {
 				if k == "created_by" || k == "updated_by" {
 					continue // a public board's read hides them unless it opts in; the CLI's caller may read them
 				}
-				Expect(cli.Rows[i]).To(HaveKeyWithValue(k, MatchJSON(v)), "rows[%d].%s", i, k)
+				Expect(cli.Rows[i]).To(HaveKey(k), "rows[%d]", i)
+				Expect(string(cli.Rows[i][k])).To(MatchJSON(string(v)), "rows[%d].%s", i, k)
 			}
 		}
-		Expect(cli.Rows[1]).To(HaveKeyWithValue("rank_upper", MatchJSON("1")))
+		Expect(string(cli.Rows[1]["rank_upper"])).To(MatchJSON("1"))
 		Expect(cli.Rows[1]).To(HaveKey("interval"))
 		Expect(cli.Rows[2]).NotTo(HaveKey("interval"), "a row without a stderr has no interval")
 	})
@@ -251,7 +255,7 @@ var _ = Describe("Harbor's exports", func() {
 		Expect(strings.Split(strings.TrimSpace(ok(home, "hub", "leaderboard", "row", "list", slug, "--quiet")), "\n")).To(HaveLen(60))
 		var pageJSON struct {
 			Rows       []json.RawMessage `json:"rows"`
-			Pagination struct{ Total, PageSize, TotalPages int }
+			Pagination struct{ Total int }
 		}
 		Expect(json.Unmarshal([]byte(ok(home, "hub", "leaderboard", "show", slug, "--json")), &pageJSON)).To(Succeed())
 		Expect(pageJSON.Rows).To(HaveLen(50), "--json prints one page, as the read does")
