@@ -28,7 +28,7 @@ const (
 // aliceValue is alice's key: no refusal may carry it.
 const aliceValue = "sk-ant-alice-runpolicy-00000000000001"
 
-var _ = Describe("Runs cannot be changed or impersonated", Ordered, func() {
+var _ = Describe("Runs cannot be changed or impersonated", Ordered, ContinueOnFailure, func() {
 	var ns string
 	var alice, bob, carol, owner, platform, queue person
 	// alice's runs: a bare Pod and a Job's Pod holding her delivered key, a Deployment
@@ -78,7 +78,7 @@ var _ = Describe("Runs cannot be changed or impersonated", Ordered, func() {
 			g.Expect(pods.Items).To(HaveLen(1))
 			p := pods.Items[0]
 			g.Expect(p.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, alice.User))
-			g.Expect(p.Labels).To(HaveKey(hubv1alpha1.LabelRunSecret))
+			g.Expect(p.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationDelivered, "ANTHROPIC_API_KEY"))
 			g.Expect(p.Spec.Containers[0].Env).To(ContainElement(HaveField("ValueFrom.SecretKeyRef.Key", "ANTHROPIC_API_KEY")))
 			aliceJobPod = p.Name
 		}).Should(Succeed())

@@ -281,7 +281,7 @@ func awaitRunPolicies(ctx context.Context, c client.Client, cfg *rest.Config) er
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the run admission policies were not enforced within 30 s (last answers: %v; %v)", errIdentity, errIntegrity)
+			return fmt.Errorf("the run admission policies were not enforced within 30 s (last answers: %w; %w)", errIdentity, errIntegrity)
 		}
 		select {
 		case <-ctx.Done():
