@@ -26,7 +26,7 @@ import (
 	"podium.dev/podium/internal/wire"
 )
 
-// Paging of the public read (docs/http-api.md, "Paging"). A read that gives page or
+// Paging of the public read (docs/http-api.md, "Request"). A read that gives page or
 // page_size gets that page (page_size DefaultPageSize when only page is given). A read
 // that gives neither gets the whole board, as one page of MaxPageSize rows, when the
 // board has at most WholeBoardMax ranked rows, and a 400 telling it to page otherwise:
@@ -108,11 +108,7 @@ func NewRead(o ReadOptions) *Read {
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = 64 << 20
 	}
-	rd := &Read{o: o, pages: newPageCache(o.CacheBytes)}
-	if o.Reviewer != nil {
-		rd.access.Reviewer = o.Reviewer
-	}
-	return rd
+	return &Read{o: o, pages: newPageCache(o.CacheBytes), access: boardres.Access{Reviewer: o.Reviewer}}
 }
 
 // readRequest is the body of a read. Pointers tell a missing field from a zero one.
