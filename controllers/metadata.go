@@ -11,16 +11,6 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
 
-// ensureLabels patches the given labels onto obj when any is missing or different. A
-// merge patch of labels alone touches nothing else, so it needs no resourceVersion.
-func ensureLabels(ctx context.Context, c client.Client, obj client.Object, want map[string]string) error {
-	base := obj.DeepCopyObject().(client.Object)
-	if !setLabels(obj, want) {
-		return nil
-	}
-	return c.Patch(ctx, obj, client.MergeFrom(base))
-}
-
 // setLabels sets want on obj's labels and reports whether anything changed.
 func setLabels(obj client.Object, want map[string]string) bool {
 	labels := obj.GetLabels()
