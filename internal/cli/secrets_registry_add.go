@@ -115,7 +115,7 @@ func (o *registryAddOptions) Complete() error {
 
 // readKeyFile reads a key file (- for stdin), at most the API's value limit.
 func (a *app) readKeyFile(path string) ([]byte, error) {
-	var r io.Reader = a.stdin
+	r := a.stdin
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {

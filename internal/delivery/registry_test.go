@@ -26,9 +26,9 @@ var _ = Describe("Delivery of registry credentials", func() {
 		acme := newOrg("registry")
 		alice, bob := newPerson(acme, "alice"), newPerson(acme, "bob")
 		for _, c := range []map[string]any{
-			{"display_name": "GHCR bot", "server": "ghcr.io", "username": "bot", "password": "ghp_delivery-token-0001"},
-			{"display_name": "Mirror", "server": "registry.example.com:5000", "username": "ci", "password": "mirror-token-0002"},
-			{"display_name": "GHCR again", "server": "ghcr.io", "username": "other", "password": "ghp_delivery-token-0003"},
+			{"display_name": "GHCR bot", "registry_host": "ghcr.io", "username": "bot", "password": "ghp_delivery-token-0001"},
+			{"display_name": "Mirror", "registry_host": "registry.example.com:5000", "username": "ci", "password": "mirror-token-0002"},
+			{"display_name": "GHCR again", "registry_host": "ghcr.io", "username": "other", "password": "ghp_delivery-token-0003"},
 		} {
 			code, body := call(bob, http.MethodPost, "/v1/registry-credentials", c)
 			Expect(code).To(Equal(http.StatusCreated), string(body))
