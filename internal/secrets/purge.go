@@ -35,7 +35,7 @@ func (s *Store) PurgeRecord(ctx context.Context, hs *hubv1alpha1.HostedSecret, p
 	if err != nil {
 		return false, fmt.Errorf("deleting HostedSecret %s/%s: %w", hs.Namespace, hs.Name, err)
 	}
-	s.event(hs, corev1.EventTypeNormal, "Purged", "Purge", "Secret %s for %s purged", hs.UID, Subject(hs))
+	s.event(hs, corev1.EventTypeNormal, "Purged", "Purge", "Secret %s for %s purged", BindingID(hs), Subject(hs))
 	if err := s.DeleteValue(ctx, hs); err != nil {
 		s.Log.Error(err, "Deleting a purged secret's value Secret failed; the controller will remove it", "hostedSecret", client.ObjectKeyFromObject(hs))
 	}
