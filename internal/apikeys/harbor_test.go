@@ -8,7 +8,7 @@ import (
 )
 
 // Harbor's client exchanges HARBOR_API_KEY at {base}/functions/v1/api-key-exchange for
-// an access token and sends that as the bearer of every request (docs/harbor-secrets.md).
+// an access token and sends that as the bearer of every request (docs/http-api.md, "Harbor compatibility").
 // This replays its session against /v1 (the /functions/v1 alias serves the same
 // handlers).
 var _ = Describe("Harbor's API-key session", func() {

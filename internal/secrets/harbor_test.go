@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Harbor's hosted client (docs/harbor-secrets.md) speaks to /v1/registry-credentials
+// Harbor's hosted client (docs/http-api.md, "Harbor compatibility") speaks to /v1/registry-credentials
 // with these shapes; the tests replay them and compare the answers key by key.
 
 // saKey is a Google service-account key file, as `gcloud iam service-accounts keys
