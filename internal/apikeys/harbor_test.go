@@ -33,7 +33,7 @@ var _ = Describe("Harbor's API-key session", func() {
 		By("harbor hub secrets add / list / delete")
 		code, out = call(http.MethodPost, "/v1/secrets", bearer, map[string]any{"env_var": "OPENAI_API_KEY", "value": "sk-harbor-session-0001", "org": org})
 		Expect(code).To(Equal(http.StatusCreated), string(out))
-		Expect(keysOf(out)).To(Equal([]string{"created_at", "env_var", "id", "job_id", "last_used_at", "org_id", "provider", "scope", "status", "value_last4"}))
+		Expect(keysOf(out)).To(Equal([]string{"created_at", "env_var", "id", "job_id", "last_used_at", "org_id", "provider", "scope", "status", "usable", "value_last4"}))
 		code, out = call(http.MethodPost, "/v1/secrets", bearer, map[string]any{"env_var": "OPENAI_API_KEY", "value": "sk-harbor-session-0002", "org": org})
 		Expect(code).To(Equal(http.StatusConflict), string(out))
 		existing := decode[struct {

@@ -43,7 +43,7 @@ func keysOf(raw []byte) []string {
 
 // harborRecordKeys are the keys of a registry credential record: Harbor's eight and
 // Podium's three.
-var harborRecordKeys = []string{"created_at", "display_name", "fingerprint", "id", "last_used_at", "org_id", "provider", "registry_host", "status", "username", "value_last4"}
+var harborRecordKeys = []string{"created_at", "display_name", "fingerprint", "id", "last_used_at", "org_id", "provider", "registry_host", "status", "usable", "username", "value_last4"}
 
 var _ = Describe("Harbor's registry-credential shape", func() {
 	var (
