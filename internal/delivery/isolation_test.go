@@ -215,7 +215,7 @@ var _ = Describe("Run Secret isolation", Ordered, ContinueOnFailure, func() {
 		alice, mallory, nora = newPerson(acme, "alice"), newPerson(acme, "mallory"), newSubmitter(acme, "nora")
 		store(alice, map[string]any{"env_var": "ANTHROPIC_API_KEY", "value": aliceValue, "provider": "anthropic"})
 		code, body := call(alice, http.MethodPost, "/v1/registry-credentials", map[string]any{
-			"display_name": "GHCR bot", "server": "ghcr.io", "username": "bot", "password": registryPassword})
+			"display_name": "GHCR bot", "registry_host": "ghcr.io", "username": "bot", "password": registryPassword})
 		Expect(code).To(Equal(http.StatusCreated), string(body))
 
 		By("alice's Job: its run Secret's name is on its label, readable by every member")
