@@ -360,7 +360,7 @@ var _ = Describe("Run Secret isolation", Ordered, ContinueOnFailure, func() {
 		}).Should(Succeed())
 	})
 
-	It("delivers alice's key to each Pod of her Deployment, and the key of whoever changes its template after that", func() {
+	It("delivers alice's key to each Pod of her Deployment; only she may change its template", func() {
 		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "alice-deploy"}, Spec: appsv1.DeploymentSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"run": "alice-deploy"}},
 			Template: corev1.PodTemplateSpec{
@@ -378,22 +378,30 @@ var _ = Describe("Run Secret isolation", Ordered, ContinueOnFailure, func() {
 			g.Expect(runKeyOf(g, pods[0].Spec)).To(Equal(aliceValue))
 		}).Should(Succeed())
 
-		By("mallory changes the template's image: the Pods made from it from then on are mallory's runs")
+		By("mallory may not change the template of alice's delivered Deployment (podium-run-integrity)")
+		cur, err := mallory.CS.AppsV1().Deployments(acme.Name).Get(ctx, "alice-deploy", metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		cur.Spec.Template.Spec.Containers[0].Image = "attacker/image"
+		_, err = mallory.CS.AppsV1().Deployments(acme.Name).Update(ctx, cur, metav1.UpdateOptions{})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("podium-run-integrity"))
+
+		By("alice changes her own template: the Pods made from it are still her runs, with her key")
 		Eventually(func() error {
-			cur, err := mallory.CS.AppsV1().Deployments(acme.Name).Get(ctx, "alice-deploy", metav1.GetOptions{})
+			cur, err := alice.CS.AppsV1().Deployments(acme.Name).Get(ctx, "alice-deploy", metav1.GetOptions{})
 			if err != nil {
 				return err
 			}
-			cur.Spec.Template.Spec.Containers[0].Image = "attacker/image"
-			cur.Spec.Template.Annotations[hubv1alpha1.AnnotationRequester] = alice.User // forged: replaced
-			_, err = mallory.CS.AppsV1().Deployments(acme.Name).Update(ctx, cur, metav1.UpdateOptions{})
+			cur.Spec.Template.Spec.Containers[0].Image = "busybox:stable"
+			cur.Spec.Template.Annotations[hubv1alpha1.AnnotationRequester] = mallory.User // forged: replaced
+			_, err = alice.CS.AppsV1().Deployments(acme.Name).Update(ctx, cur, metav1.UpdateOptions{})
 			return err
 		}).Should(Succeed())
 		Eventually(func(g Gomega) {
 			for _, p := range podsOf(g, "run=alice-deploy") {
-				if p.Spec.Containers[0].Image == "attacker/image" {
-					g.Expect(p.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, mallory.User))
-					g.Expect(envRef(p.Spec.Containers[0], "ANTHROPIC_API_KEY")).To(BeNil(), "mallory has no key: nothing is delivered")
+				if p.Spec.Containers[0].Image == "busybox:stable" {
+					g.Expect(p.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, alice.User))
+					g.Expect(runKeyOf(g, p.Spec)).To(Equal(aliceValue))
 					return
 				}
 			}

@@ -64,7 +64,7 @@ var _ = Describe("Runs cannot be changed or impersonated", Ordered, ContinueOnFa
 		Expect(pod.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelRunSecret, HavePrefix("podium-run-")))
 		Expect(pod.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, alice.User))
 		alicePod = pod.Name
-		runSecret := pod.Labels[hubv1alpha1.LabelRunSecret]
+		Expect(pod.Labels[hubv1alpha1.LabelRunSecret]).NotTo(BeEmpty())
 
 		By("alice's Job gets her key, and the Job controller makes its Pod")
 		_, err = alice.CS.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{
@@ -83,27 +83,32 @@ var _ = Describe("Runs cannot be changed or impersonated", Ordered, ContinueOnFa
 			aliceJobPod = p.Name
 		}).Should(Succeed())
 
-		// Delivery serves Jobs and bare Pods; a Deployment and a CronJob whose templates
-		// record a delivery to alice are written as the cluster admin.
+		// alice's Deployment and CronJob ask for her key on their templates: admission
+		// records her as their requester (the Pods and Jobs their controllers make are
+		// her runs, docs/secrets.md "Who the requester is").
 		marks := metav1.ObjectMeta{
-			Labels:      map[string]string{"app": "alice", hubv1alpha1.LabelRunSecret: runSecret},
-			Annotations: map[string]string{hubv1alpha1.AnnotationRequester: alice.User, hubv1alpha1.AnnotationDelivered: "ANTHROPIC_API_KEY"},
+			Labels:      map[string]string{"app": "alice"},
+			Annotations: map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY"},
 		}
-		Expect(k8sClient.Create(ctx, &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: aliceDeploy},
+		deploy, err := alice.CS.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: aliceDeploy},
 			Spec: appsv1.DeploymentSpec{
 				Replicas: ptr.To[int32](0),
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "alice"}},
 				Template: corev1.PodTemplateSpec{ObjectMeta: marks, Spec: alwaysRestart(podSpec("", "eval:1"))},
 			},
-		})).To(Succeed())
-		Expect(k8sClient.Create(ctx, &batchv1.CronJob{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: aliceCron},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(deploy.Spec.Template.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, alice.User))
+		cron, err := alice.CS.BatchV1().CronJobs(ns).Create(ctx, &batchv1.CronJob{
+			ObjectMeta: metav1.ObjectMeta{Name: aliceCron},
 			Spec: batchv1.CronJobSpec{
 				Schedule: "0 0 * * *", Suspend: ptr.To(true),
-				JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{ObjectMeta: marks, Spec: podSpec("", "eval:1")}}},
+				JobTemplate: batchv1.JobTemplateSpec{ObjectMeta: marks, Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: podSpec("", "eval:1")}}},
 			},
-		})).To(Succeed())
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cron.Spec.JobTemplate.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, alice.User))
 
 		By("alice's Deployment running as her own ServiceAccount: the workload controllers make its Pod")
 		_, err = alice.CS.AppsV1().Deployments(ns).Create(ctx, deployment(aliceAsAlice, "alice", 1), metav1.CreateOptions{})
