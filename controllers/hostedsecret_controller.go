@@ -45,6 +45,9 @@ type HostedSecretReconciler struct {
 	Lifecycle *secrets.Lifecycle
 	// QuarantineGrace overrides DefaultQuarantineGrace (0 keeps the default).
 	QuarantineGrace time.Duration
+	// Keyring computes a registry credential's fingerprint when its status lacks one
+	// (restored without status); nil leaves it empty.
+	Keyring *secrets.Keyring
 }
 
 // manage-others: the operator creates and deletes HostedSecrets for the callers of its
@@ -296,6 +299,17 @@ func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1
 	if len(value) > secrets.MaxValueBytes {
 		return "", &valueProblem{hubv1alpha1.ReasonValueMissing, fmt.Sprintf(
 			"the value in Secret %s key %q is larger than %d bytes", key.Name, dataKey, secrets.MaxValueBytes)}, nil
+	}
+	if hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Status.Fingerprint == "" && r.Keyring != nil {
+		// A registry credential restored without its status: its fingerprint is the
+		// same HMAC under the same (restored) key.
+		fp, err := r.Keyring.Fingerprint(ctx, value)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := r.Lifecycle.RecordFingerprint(ctx, hs, fp); err != nil {
+			return "", nil, err
+		}
 	}
 	return secrets.Last4(value), nil, r.own(ctx, hs, s)
 }

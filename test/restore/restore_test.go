@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -366,8 +367,11 @@ func restore(g Gomega, cl *cluster, objs []backedUp, only func(string) bool, wit
 		}
 		g.Expect(err).NotTo(HaveOccurred(), "%s %s/%s", b.resource, o.GetNamespace(), o.GetName())
 		if withStatus && b.status != nil && strings.HasSuffix(b.resource, ".hub.podium.dev") {
-			o.Object["status"] = b.status
-			g.Expect(cl.c.Status().Update(ctx, o)).To(Succeed(), "status of %s %s", b.resource, o.GetName())
+			// A merge patch of the status subresource: the operator may have written
+			// the object (its identity) since the create.
+			patch, err := json.Marshal(map[string]any{"status": b.status})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(cl.c.Status().Patch(ctx, o, client.RawPatch(types.MergePatchType, patch))).To(Succeed(), "status of %s %s", b.resource, o.GetName())
 		}
 	}
 }
