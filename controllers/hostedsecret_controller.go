@@ -224,7 +224,9 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 // abandonedStore deletes a secret stored over HTTP that never claimed its slot, once it
 // is older than any request can take (its request died), and waits until then.
 func (r *HostedSecretReconciler) abandonedStore(ctx context.Context, hs *hubv1alpha1.HostedSecret) (ctrl.Result, error) {
-	wait := abandonedAfter(hubv1alpha1.CreatedAt(hs).Time, r.now())
+	// The age of this object, not of its record: a secret restored from a backup gets
+	// the time its slot pointer needs to be restored too.
+	wait := abandonedAfter(hs.CreationTimestamp.Time, r.now())
 	if wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
