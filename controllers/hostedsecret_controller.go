@@ -45,6 +45,9 @@ type HostedSecretReconciler struct {
 	Lifecycle *secrets.Lifecycle
 	// QuarantineGrace overrides DefaultQuarantineGrace (0 keeps the default).
 	QuarantineGrace time.Duration
+	// Keyring computes a registry credential's fingerprint when its status lacks one
+	// (restored without status); nil leaves it empty.
+	Keyring *secrets.Keyring
 }
 
 // manage-others: the operator creates and deletes HostedSecrets for the callers of its
@@ -221,7 +224,9 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 // abandonedStore deletes a secret stored over HTTP that never claimed its slot, once it
 // is older than any request can take (its request died), and waits until then.
 func (r *HostedSecretReconciler) abandonedStore(ctx context.Context, hs *hubv1alpha1.HostedSecret) (ctrl.Result, error) {
-	wait := abandonedAfter(hubv1alpha1.CreatedAt(hs).Time, r.now())
+	// The age of this object, not of its record: a secret restored from a backup gets
+	// the time its slot pointer needs to be restored too.
+	wait := abandonedAfter(hs.CreationTimestamp.Time, r.now())
 	if wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -296,6 +301,17 @@ func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1
 	if len(value) > secrets.MaxValueBytes {
 		return "", &valueProblem{hubv1alpha1.ReasonValueMissing, fmt.Sprintf(
 			"the value in Secret %s key %q is larger than %d bytes", key.Name, dataKey, secrets.MaxValueBytes)}, nil
+	}
+	if hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Status.Fingerprint == "" && r.Keyring != nil {
+		// A registry credential restored without its status: its fingerprint is the
+		// same HMAC under the same (restored) key.
+		fp, err := r.Keyring.Fingerprint(ctx, value)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := r.Lifecycle.RecordFingerprint(ctx, hs, fp); err != nil {
+			return "", nil, err
+		}
 	}
 	return secrets.Last4(value), nil, r.own(ctx, hs, s)
 }

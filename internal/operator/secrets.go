@@ -60,6 +60,7 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 	api := &secretsapi.API{Store: &secrets.Store{Lifecycle: lc}, Cache: mgr.GetClient(), Reviewer: c.Reviewer, Log: lc.Log}
 	if o.FingerprintKeySecret.Name != "" {
 		api.Keyring = &secrets.Keyring{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Secret: o.FingerprintKeySecret}
+		r.Keyring = api.Keyring
 		api.Store.Seats = &secrets.Seats{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Slots: lc.Slots}
 	}
 	for pattern, h := range api.Routes() {

@@ -69,6 +69,18 @@ func (l *Lifecycle) SetPending(ctx context.Context, hs *hubv1alpha1.HostedSecret
 	})
 }
 
+// RecordFingerprint records a registry credential's fingerprint when its status has
+// none (a status lost in a restore); a recorded one is kept.
+func (l *Lifecycle) RecordFingerprint(ctx context.Context, hs *hubv1alpha1.HostedSecret, fingerprint string) error {
+	return l.updateStatus(ctx, hs, func(st *hubv1alpha1.HostedSecretStatus, _ int64) bool {
+		if st.Fingerprint != "" || fingerprint == "" {
+			return false
+		}
+		st.Fingerprint = fingerprint
+		return true
+	})
+}
+
 // Activate marks a secret that holds its slot active.
 func (l *Lifecycle) Activate(ctx context.Context, hs *hubv1alpha1.HostedSecret, last4 string) error {
 	activated := false
