@@ -25,7 +25,7 @@ type DatasetReconciler struct {
 }
 
 // patch and restore: the operator records a dataset's id (package_id) and creation
-// time once (docs/backup-restore.md).
+// time once (docs/operations.md, "Backup and restore").
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=datasets,verbs=get;list;watch;patch;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=datasets/status,verbs=get;update;patch
 

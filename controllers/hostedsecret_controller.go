@@ -136,7 +136,7 @@ func (r *HostedSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, nil // the value Secret is owned by it and goes with it
 	}
 	// The id its value and slot are bound to, recorded once so that a restore keeps it
-	// (docs/backup-restore.md); a conflict or a deletion meanwhile is seen again.
+	// (docs/operations.md, "Backup and restore"); a conflict or a deletion meanwhile is seen again.
 	if err := ensureIdentity(ctx, r.Client, hs, r.Lifecycle.Events); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -406,7 +406,7 @@ func (r *HostedSecretReconciler) revokeOthers(ctx context.Context, hs *hubv1alph
 // deleted. A value bound to a record (its binding annotation names an id) that no live
 // HostedSecret of that name has is quarantined, not deleted: after a restore the
 // HostedSecret may arrive later than its value, and a value lost is lost for good
-// (docs/backup-restore.md, "Quarantine"); it is deleted once QuarantineGrace has passed,
+// (docs/operations.md, "Quarantine"); it is deleted once QuarantineGrace has passed,
 // and its HostedSecret, restored or re-attached meanwhile, takes it back. A labelled
 // Secret bound to no record was never anyone's value and is deleted. Each act is an
 // event. Absence is confirmed uncached, so a Secret created just after its HostedSecret
@@ -479,7 +479,7 @@ func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key type
 }
 
 // DefaultQuarantineGrace is how long a quarantined value Secret is kept
-// (docs/backup-restore.md, "Quarantine").
+// (docs/operations.md, "Quarantine").
 const DefaultQuarantineGrace = 7 * 24 * time.Hour
 
 // quarantine marks s quarantined (label and time) the first time, with a Warning event,
@@ -519,7 +519,7 @@ func (r *HostedSecretReconciler) quarantine(ctx context.Context, s *corev1.Secre
 	}
 	id, _ := secrets.BoundTo(s)
 	r.event(s, corev1.EventTypeWarning, hubv1alpha1.ReasonValueQuarantined, "Quarantine",
-		"Value Secret %s/%s is bound to hosted secret %s, which no live HostedSecret %s is; it is kept until %s (a restored HostedSecret takes it back; to re-attach it, see docs/backup-restore.md), then deleted",
+		"Value Secret %s/%s is bound to hosted secret %s, which no live HostedSecret %s is; it is kept until %s (a restored HostedSecret takes it back; to re-attach it, see docs/operations.md, Backup and restore), then deleted",
 		s.Namespace, s.Name, id, s.Labels[hubv1alpha1.LabelHostedSecret], now.Add(grace).Format(time.RFC3339))
 	logf.FromContext(ctx).Info("Quarantined a value Secret no live secret is bound to", "secret", client.ObjectKeyFromObject(s), "boundTo", id)
 	return grace, nil

@@ -12,7 +12,7 @@ import (
 	"podium.dev/podium/controllers"
 )
 
-// A record's id and creation time (docs/backup-restore.md) are recorded once by the
+// A record's id and creation time (docs/operations.md, "Backup and restore") are recorded once by the
 // operator and kept by admission: a member cannot give a row or a board another
 // record's id, time or author, and a restore identity (here the suite's admin, who
 // holds every verb, restore among them) re-creates them as they were.

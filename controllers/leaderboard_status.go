@@ -110,7 +110,7 @@ func boardStatus(lb *hubv1alpha1.Leaderboard, f boardFacts, now time.Time) hubv1
 // annotations, status and resyncs never move it, and an object whose generation was
 // observed before the field existed keeps none rather than being written again.
 //
-// A status restored from a backup (docs/backup-restore.md) describes a generation
+// A status restored from a backup (docs/operations.md, "Backup and restore") describes a generation
 // larger than the re-created object's: the object was created again with the spec that
 // status describes, so its time is kept too. The creation time is the recorded one
 // (hubv1alpha1.CreatedAt), which a restore keeps.

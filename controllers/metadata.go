@@ -38,7 +38,7 @@ func rawJSON(j *apiextensionsv1.JSON) []byte {
 	return j.Raw
 }
 
-// Reasons of the events about a record's identity (docs/backup-restore.md).
+// Reasons of the events about a record's identity (docs/operations.md, "Backup and restore").
 const (
 	// ReasonIDReissued: the object was created with an id or creation time its creator
 	// may not set (no restore verb); it has a new id.

@@ -103,7 +103,7 @@ const (
 	AnnotationRegistrySeat = "hub.podium.dev/registry-seat"
 	// LabelQuarantined is on a value Secret bound to a hosted secret that no live
 	// HostedSecret is (its record was deleted, or is not restored yet): the operator
-	// keeps it for a grace period instead of deleting it (docs/backup-restore.md,
+	// keeps it for a grace period instead of deleting it (docs/operations.md,
 	// "Quarantine"), and takes the label off when the record comes back.
 	LabelQuarantined = "hub.podium.dev/quarantined"
 	// AnnotationQuarantinedAt is when a value Secret was quarantined (RFC 3339); the
@@ -111,7 +111,7 @@ const (
 	AnnotationQuarantinedAt = "hub.podium.dev/quarantined-at"
 )
 
-// Reasons of the operator's events about value Secrets (docs/backup-restore.md). The
+// Reasons of the operator's events about value Secrets (docs/operations.md, "Backup and restore"). The
 // events name objects and ids, never a value.
 const (
 	// ReasonValueQuarantined: a value Secret is bound to no live HostedSecret; kept for

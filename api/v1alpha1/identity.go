@@ -6,7 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// A record's identity (docs/backup-restore.md, "What a restore keeps"): the id and the
+// A record's identity (docs/operations.md, "What a restore keeps"): the id and the
 // creation time users see are assigned once, when the object is first created, and
 // survive a backup and restore, which gives every object a new metadata.uid and
 // creationTimestamp. The operator records both in annotations the first time it sees an

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -379,10 +380,8 @@ var _ = Describe("Run Secret isolation", Ordered, ContinueOnFailure, func() {
 		}).Should(Succeed())
 
 		By("mallory may not change the template of alice's delivered Deployment (podium-run-integrity)")
-		cur, err := mallory.CS.AppsV1().Deployments(acme.Name).Get(ctx, "alice-deploy", metav1.GetOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		cur.Spec.Template.Spec.Containers[0].Image = "attacker/image"
-		_, err = mallory.CS.AppsV1().Deployments(acme.Name).Update(ctx, cur, metav1.UpdateOptions{})
+		_, err = mallory.CS.AppsV1().Deployments(acme.Name).Patch(ctx, "alice-deploy", types.StrategicMergePatchType,
+			[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"agent","image":"attacker/image"}]}}}}`), metav1.PatchOptions{})
 		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("podium-run-integrity"))
 

@@ -147,11 +147,6 @@ var _ = Describe("Runs cannot be changed or impersonated", Ordered, ContinueOnFa
 		Entry("edit alice's CronJob template image", func(p person) error {
 			return patchImage(p, "cronjobs", aliceCron)
 		}, func(person) string { return "cronjobs " + ns + "/" + aliceCron }, integrityRule),
-		Entry("remove the requester recorded in alice's Deployment template", func(p person) error {
-			_, err := p.CS.AppsV1().Deployments(ns).Patch(ctx, aliceDeploy, types.MergePatchType,
-				[]byte(`{"spec":{"template":{"metadata":{"annotations":{"hub.podium.dev/requester":null}}}}}`), metav1.PatchOptions{})
-			return err
-		}, func(person) string { return "deployments " + ns + "/" + aliceDeploy }, integrityRule),
 
 		// vector 5: users cannot be impersonated through Pods
 		Entry("Pod with serviceAccountName alice", func(p person) error {
@@ -243,6 +238,19 @@ var _ = Describe("Runs cannot be changed or impersonated", Ordered, ContinueOnFa
 			return err
 		}, func(p person) string { return "deployments " + ns + "/own-" + p.Name }, identityRule),
 	)
+
+	It("TestRunPolicyKeepsTheRecordedRequester: a member's removal of the requester recorded in alice's Deployment template is undone by admission", func() {
+		for _, p := range []person{bob, carol} {
+			_, err := p.CS.AppsV1().Deployments(ns).Patch(ctx, aliceDeploy, types.MergePatchType,
+				[]byte(`{"spec":{"template":{"metadata":{"annotations":{"hub.podium.dev/requester":null}}}}}`), metav1.PatchOptions{})
+			if err != nil { // refused outright (podium-run-integrity) is as good as undone
+				Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%s: %v", p.Name, err)
+			}
+			d, err := clientset.AppsV1().Deployments(ns).Get(ctx, aliceDeploy, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, alice.User), p.Name)
+		}
+	})
 
 	It("TestRunPolicyRefusesOrgOwner: the org owner may not run as a member either", func() {
 		err := createPod(owner, "owner-as-alice", podSpec("alice", "evil:1"))

@@ -238,7 +238,7 @@ var _ = Describe("Where values live", func() {
 		Expect(storedValues(acme)).To(HaveLen(1))
 		aliceClient, _ := asPerson(alice)
 		Expect(aliceClient.Delete(ctx, hs)).To(Succeed(), "kubectl delete of one's own secret")
-		// Kept for the grace (docs/backup-restore.md, "Quarantine"): its record may be
+		// Kept for the grace (docs/operations.md, "Quarantine"): its record may be
 		// restored; then deleted.
 		Eventually(func(g Gomega) {
 			vals := storedValues(acme)

@@ -1,5 +1,5 @@
 // Package restore_test backs up an organization from one control plane and restores it
-// into fresh ones, as a platform team does with Velero (docs/backup-restore.md): every
+// into fresh ones, as a platform team does with Velero (docs/operations.md, "Backup and restore"): every
 // object of Podium's kinds plus the Secrets, ServiceAccounts, Roles, RoleBindings and
 // Leases of the org and value namespaces, exported without uid, resourceVersion,
 // creationTimestamp, managedFields, ownerReferences and status, then created again by
@@ -196,7 +196,7 @@ func seed(g Gomega, cl *cluster) {
 
 	cl.ok(g, http.MethodPost, "/v1/secrets", cl.member, map[string]any{"env_var": "OPENAI_API_KEY", "value": "sk-live-restore-1234", "provider": "openai"}, http.StatusCreated)
 	cl.ok(g, http.MethodPost, "/v1/registry-credentials", cl.member, map[string]any{
-		"display_name": "ghcr", "server": "ghcr.io", "username": "podium-bot", "password": "ghp-restore-5678"}, http.StatusCreated)
+		"display_name": "ghcr", "registry_host": "ghcr.io", "username": "podium-bot", "password": "ghp-restore-5678"}, http.StatusCreated)
 	g.Expect(cl.c.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: "decl-value", Labels: map[string]string{hubv1alpha1.LabelHostedSecret: "decl"}},
 		StringData: map[string]string{"value": "declared-9012"},
@@ -432,7 +432,7 @@ func TestBackupAndRestore(t *testing.T) {
 }
 
 // withoutLost is a read with what a restore without status does not keep set aside: a
-// row's updated_at, which falls back to its creation time (docs/backup-restore.md, "What
+// row's updated_at, which falls back to its creation time (docs/operations.md, "What
 // is lost without status").
 func withoutLost(t *testing.T, body string) map[string]any {
 	var read map[string]any
@@ -447,7 +447,7 @@ func withoutLost(t *testing.T, body string) map[string]any {
 }
 
 // withoutOrgID blanks org_id, the org namespace's UID, which a restore does not keep,
-// and without status last_used_at, which is status (docs/backup-restore.md).
+// and without status last_used_at, which is status (docs/operations.md, "Backup and restore").
 func withoutOrgID(t *testing.T, body string, withStatus bool) string {
 	var v map[string][]map[string]any
 	if err := json.Unmarshal([]byte(body), &v); err != nil {
