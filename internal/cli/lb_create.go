@@ -93,11 +93,11 @@ func (o *createOptions) Run(ctx context.Context) error {
 	if o.json {
 		rowsJSON := []hub.RowJSON{}
 		for _, r := range out.Rows {
-			rowsJSON = append(rowsJSON, hub.RowToJSON(string(out.Board.UID), hub.RankedRow{Row: r}))
+			rowsJSON = append(rowsJSON, hub.RowToJSON(hubv1alpha1.ID(out.Board), hub.RankedRow{Row: r}))
 		}
 		return o.printJSON(map[string]any{"leaderboard": hub.BoardToJSON(out.Board), "rows": rowsJSON})
 	}
-	fmt.Fprintf(o.stdout, "Created leaderboard %s (%s) with %s\n", hub.Slug(out.Board), out.Board.UID, count(len(out.Rows), "row"))
+	fmt.Fprintf(o.stdout, "Created leaderboard %s (%s) with %s\n", hub.Slug(out.Board), hubv1alpha1.ID(out.Board), count(len(out.Rows), "row"))
 	return nil
 }
 

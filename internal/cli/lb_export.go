@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/cli/hub"
 )
 
@@ -66,7 +67,7 @@ func (o *exportOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if o.json {
-		return o.printJSON(map[string]string{"leaderboard_id": string(lb.UID), "output": o.output, "format": string(o.kind), "expected_updated_at": hub.UpdatedAt(lb)})
+		return o.printJSON(map[string]string{"leaderboard_id": hubv1alpha1.ID(lb), "output": o.output, "format": string(o.kind), "expected_updated_at": hub.UpdatedAt(lb)})
 	}
 	fmt.Fprintf(o.stdout, "Exported %s to %s\n", hub.Slug(lb), o.output)
 	return nil

@@ -15,7 +15,7 @@ func (o *showOptions) print(lb *hubv1alpha1.Leaderboard, ranked int, page []hub.
 	if o.json {
 		out := []hub.RowJSON{}
 		for _, r := range page {
-			out = append(out, hub.RowToJSON(string(lb.UID), r))
+			out = append(out, hub.RowToJSON(hubv1alpha1.ID(lb), r))
 		}
 		return o.printJSON(map[string]any{"leaderboard": j, "rows": out, "pagination": pg})
 	}

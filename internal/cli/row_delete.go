@@ -75,7 +75,7 @@ func (o *rowDeleteOptions) Run(ctx context.Context) error {
 	}
 	ids := []string{}
 	for _, r := range rows {
-		ids = append(ids, string(r.UID))
+		ids = append(ids, hubv1alpha1.ID(r))
 	}
 	if o.json {
 		return o.printJSON(map[string]any{"deleted": ids})

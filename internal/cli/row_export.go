@@ -115,7 +115,7 @@ func (o *rowExportOptions) document(ctx context.Context) (doc any, n int, id str
 			return nil, 0, "", err
 		}
 		f := hub.RowsExport(lb, rows)
-		return f, len(f.Rows), string(lb.UID), nil
+		return f, len(f.Rows), hubv1alpha1.ID(lb), nil
 	}
 	cl, row, err := o.row(ctx, o.ref)
 	if err != nil {
@@ -126,7 +126,7 @@ func (o *rowExportOptions) document(ctx context.Context) (doc any, n int, id str
 	if err != nil {
 		return nil, 0, "", err
 	}
-	return hub.RowExport(lb, row), 1, string(row.UID), nil
+	return hub.RowExport(lb, row), 1, hubv1alpha1.ID(row), nil
 }
 
 // exportCSV writes a board's ranked rows as CSV, the bytes the HTTP API's CSV read
@@ -145,7 +145,7 @@ func (o *rowExportOptions) exportCSV(ctx context.Context) error {
 		return err
 	}
 	if o.json {
-		return o.printJSON(map[string]any{"id": string(lb.UID), "output": o.output, "rows": len(ranked)})
+		return o.printJSON(map[string]any{"id": hubv1alpha1.ID(lb), "output": o.output, "rows": len(ranked)})
 	}
 	fmt.Fprintf(o.stdout, "Exported %s to %s\n", count(len(ranked), "ranked row"), o.output)
 	return nil

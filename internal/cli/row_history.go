@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/rowhistory"
 )
 
@@ -44,5 +45,5 @@ func (o *rowHistoryOptions) Run(ctx context.Context) error {
 	}
 	// The CLI's users read the row with their own Kubernetes rights: members, who see
 	// user names on every board.
-	return o.print(rowhistory.Served(string(lb.UID), row, true))
+	return o.print(rowhistory.Served(hubv1alpha1.ID(lb), row, true))
 }

@@ -14,12 +14,12 @@ func (o *rowListOptions) print(lb *hubv1alpha1.Leaderboard, page []hub.RankedRow
 	case o.json:
 		out := []hub.RowJSON{}
 		for _, r := range page {
-			out = append(out, hub.RowToJSON(string(lb.UID), r))
+			out = append(out, hub.RowToJSON(hubv1alpha1.ID(lb), r))
 		}
 		return o.printJSON(newListPage(out, pg))
 	case o.quiet:
 		for _, r := range page {
-			fmt.Fprintln(o.stdout, r.Row.UID)
+			fmt.Fprintln(o.stdout, hubv1alpha1.ID(r.Row))
 		}
 		return nil
 	}

@@ -12,13 +12,13 @@ import (
 
 // print prints a row's fields, one a line, or (--json) the row.
 func (o *rowShowOptions) print(lb *hubv1alpha1.Leaderboard, ranked hub.RankedRow) error {
-	j := hub.RowToJSON(string(lb.UID), ranked)
+	j := hub.RowToJSON(hubv1alpha1.ID(lb), ranked)
 	if o.json {
 		return o.printJSON(j)
 	}
 	w := o.stdout
 	fmt.Fprintf(w, "ID:          %s\nLeaderboard: %s (%s)\nRank:        %s\nStatus:      %s\nMetadata:    %s\nMetrics:     %s\nTrials:      %d\nCreated:     %s\nUpdated:     %s\n",
-		j.ID, hub.Slug(lb), lb.UID, rankText(ranked.Rank), statusText(j), compact(j.Metadata), compact(j.Metrics), j.NTrials, j.CreatedAt, j.UpdatedAt)
+		j.ID, hub.Slug(lb), hubv1alpha1.ID(lb), rankText(ranked.Rank), statusText(j), compact(j.Metadata), compact(j.Metrics), j.NTrials, j.CreatedAt, j.UpdatedAt)
 	for _, f := range j.InvalidFields {
 		fmt.Fprintf(w, "Invalid:     %s: %s\n", f.Field, f.Message)
 	}

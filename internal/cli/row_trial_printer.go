@@ -37,8 +37,8 @@ func (o *trialListOptions) print(page []hub.TrialLink, pg Pagination) error {
 // print says how many trials the row links now, or (--json) which.
 func (o *trialChangeOptions) print(row *hubv1alpha1.LeaderboardRow) error {
 	if o.json {
-		return o.printJSON(map[string]any{"row_id": string(row.UID), "trial_ids": append([]string{}, row.Spec.TrialIDs...)})
+		return o.printJSON(map[string]any{"row_id": hubv1alpha1.ID(row), "trial_ids": append([]string{}, row.Spec.TrialIDs...)})
 	}
-	fmt.Fprintf(o.stdout, "Row %s now links %s\n", row.UID, count(len(row.Spec.TrialIDs), "trial"))
+	fmt.Fprintf(o.stdout, "Row %s now links %s\n", hubv1alpha1.ID(row), count(len(row.Spec.TrialIDs), "trial"))
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/cli/hub"
 )
 
@@ -70,9 +71,9 @@ func (o *rowUpdateOptions) Run(ctx context.Context) error {
 		return o.printJSON(map[string]any{"row": hub.RowToJSON("", hub.RankedRow{Row: next}), "changed_fields": fields})
 	}
 	if len(fields) == 0 {
-		fmt.Fprintf(o.stdout, "No changes to row %s\n", row.UID)
+		fmt.Fprintf(o.stdout, "No changes to row %s\n", hubv1alpha1.ID(row))
 		return nil
 	}
-	fmt.Fprintf(o.stdout, "Updated row %s: %s\n", row.UID, strings.Join(fields, ", "))
+	fmt.Fprintf(o.stdout, "Updated row %s: %s\n", hubv1alpha1.ID(row), strings.Join(fields, ", "))
 	return nil
 }

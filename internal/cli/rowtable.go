@@ -43,7 +43,7 @@ func (a *app) printRowTable(lb *hubv1alpha1.Leaderboard, rows []hub.RankedRow, b
 	}
 	t := a.newTable(headers...)
 	for _, r := range rows {
-		j := hub.RowToJSON(string(lb.UID), r)
+		j := hub.RowToJSON(hubv1alpha1.ID(lb), r)
 		var cells []string
 		for _, c := range before {
 			cells = append(cells, c.cell(r, j))

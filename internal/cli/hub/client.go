@@ -160,7 +160,7 @@ func (c *Client) Board(ctx context.Context, ref string) (*hubv1alpha1.Leaderboar
 			return nil, KubeError(err, "leaderboard "+ref)
 		}
 		for i := range list.Items {
-			if string(list.Items[i].UID) == ref {
+			if hubv1alpha1.ID(&list.Items[i]) == ref {
 				return &list.Items[i], nil
 			}
 		}
@@ -199,7 +199,7 @@ func (c *Client) Row(ctx context.Context, id string) (*hubv1alpha1.LeaderboardRo
 		return nil, KubeError(err, "row "+id)
 	}
 	for i := range list.Items {
-		if string(list.Items[i].UID) == id {
+		if hubv1alpha1.ID(&list.Items[i]) == id {
 			return &list.Items[i], nil
 		}
 	}
@@ -210,7 +210,7 @@ func (c *Client) Row(ctx context.Context, id string) (*hubv1alpha1.LeaderboardRo
 func (c *Client) BoardOf(ctx context.Context, r *hubv1alpha1.LeaderboardRow) (*hubv1alpha1.Leaderboard, error) {
 	var lb hubv1alpha1.Leaderboard
 	if err := c.c.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: r.Spec.Leaderboard}, &lb); err != nil {
-		return nil, KubeError(err, "leaderboard of row "+string(r.UID))
+		return nil, KubeError(err, "leaderboard of row "+hubv1alpha1.ID(r))
 	}
 	return &lb, nil
 }

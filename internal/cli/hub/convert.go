@@ -147,7 +147,7 @@ func RowSpecFromFile(board string, r *RowFile) hubv1alpha1.LeaderboardRowSpec {
 func RowFileFromObject(r *hubv1alpha1.LeaderboardRow) RowFile {
 	ids := append([]string{}, r.Spec.TrialIDs...)
 	return RowFile{
-		ID:                string(r.UID),
+		ID:                hubv1alpha1.ID(r),
 		ExpectedUpdatedAt: UpdatedAt(r),
 		Metadata:          objectOrEmpty(r.Spec.Metadata),
 		Metrics:           objectOrEmpty(r.Spec.Metrics),
@@ -204,13 +204,13 @@ func RowToJSON(boardID string, e RankedRow) RowJSON {
 	r := e.Row
 	j := RowJSON{
 		Row: wire.Row{
-			ID:            string(r.UID),
+			ID:            hubv1alpha1.ID(r),
 			LeaderboardID: boardID,
 			Rank:          e.Rank,
 			Metadata:      objectOrEmpty(r.Spec.Metadata),
 			Metrics:       objectOrEmpty(r.Spec.Metrics),
 			Status:        wire.RowStatus(r),
-			CreatedAt:     wire.Timestamp(r.CreationTimestamp.Time),
+			CreatedAt:     wire.Timestamp(hubv1alpha1.CreatedAt(r).Time),
 			UpdatedAt:     UpdatedAt(r),
 			NTrials:       len(r.Spec.TrialIDs),
 			CreatedBy:     rowhistory.Author(r, hubv1alpha1.AnnotationCreatedBy),

@@ -182,8 +182,8 @@ func (c *Client) refuseExisting(ctx context.Context, pkg string, lb *hubv1alpha1
 		samePkg := cmp.Or(cur.Spec.Package, cur.Status.Package) == pkg
 		if cur.Name == lb.Name || cur.Spec.Name == lb.Spec.Name && samePkg {
 			e := apierr.New(http.StatusConflict, apierr.CodeConflict,
-				"leaderboard %s/%s already exists (id %s); change it with `podium hub leaderboard update`", pkg, lb.Spec.Name, cur.UID)
-			e.Details = map[string]string{"resource": "leaderboard " + pkg + "/" + lb.Spec.Name, "id": string(cur.UID)}
+				"leaderboard %s/%s already exists (id %s); change it with `podium hub leaderboard update`", pkg, lb.Spec.Name, hubv1alpha1.ID(cur))
+			e.Details = map[string]string{"resource": "leaderboard " + pkg + "/" + lb.Spec.Name, "id": hubv1alpha1.ID(cur)}
 			return e
 		}
 	}
@@ -208,7 +208,7 @@ func (c *Client) datasetOf(ctx context.Context, s *hubv1alpha1.LeaderboardSpec) 
 			return "", "", KubeError(err, "dataset "+s.PackageID)
 		}
 		for _, d := range list.Items {
-			if strings.EqualFold(string(d.UID), s.PackageID) {
+			if strings.EqualFold(hubv1alpha1.ID(&d), s.PackageID) {
 				return d.Namespace, d.Name, nil
 			}
 		}
@@ -219,7 +219,7 @@ func (c *Client) datasetOf(ctx context.Context, s *hubv1alpha1.LeaderboardSpec) 
 				return "", "", KubeError(err, "datasets of "+c.org)
 			}
 			for _, d := range all.Items {
-				if strings.EqualFold(string(d.UID), s.PackageID) {
+				if strings.EqualFold(hubv1alpha1.ID(&d), s.PackageID) {
 					return d.Namespace, d.Name, nil
 				}
 			}

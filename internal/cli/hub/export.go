@@ -25,7 +25,7 @@ func (c *Client) ExportBoard(ctx context.Context, lb *hubv1alpha1.Leaderboard, f
 	}
 	f := FileFromSpec(&lb.Spec)
 	full := boardExport{
-		LeaderboardID: string(lb.UID), ExpectedUpdatedAt: UpdatedAt(lb),
+		LeaderboardID: hubv1alpha1.ID(lb), ExpectedUpdatedAt: UpdatedAt(lb),
 		Package: f.Package, PackageID: f.PackageID, Name: f.Name, Title: f.Title, Description: f.Description,
 		Visibility:     cmp.Or(f.Visibility, string(hubv1alpha1.VisibilityPrivate)),
 		MetadataSchema: objectOrEmpty(lb.Spec.MetadataSchema), MetricsSchema: objectOrEmpty(lb.Spec.MetricsSchema),

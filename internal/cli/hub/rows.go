@@ -83,10 +83,10 @@ func Ranked(lb *hubv1alpha1.Leaderboard, rows []hubv1alpha1.LeaderboardRow) []Ra
 }
 
 func byCreation(a, b *hubv1alpha1.LeaderboardRow) int {
-	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+	if c := hubv1alpha1.CreatedAt(a).Compare(hubv1alpha1.CreatedAt(b).Time); c != 0 {
 		return c
 	}
-	return strings.Compare(string(a.UID), string(b.UID))
+	return strings.Compare(hubv1alpha1.ID(a), hubv1alpha1.ID(b))
 }
 
 func sortByCreation(rows []hubv1alpha1.LeaderboardRow) {
@@ -120,16 +120,16 @@ func (c *Client) UpdateRow(ctx context.Context, row *hubv1alpha1.LeaderboardRow,
 	}
 	spec := *row.Spec.DeepCopy()
 	if f != nil {
-		if f.LeaderboardID != "" && f.LeaderboardID != string(lb.UID) {
-			return nil, nil, apierr.BadRequest("leaderboard_id", "the file is for leaderboard %s, not %s", f.LeaderboardID, lb.UID)
+		if f.LeaderboardID != "" && f.LeaderboardID != hubv1alpha1.ID(lb) {
+			return nil, nil, apierr.BadRequest("leaderboard_id", "the file is for leaderboard %s, not %s", f.LeaderboardID, hubv1alpha1.ID(lb))
 		}
-		if f.ID != "" && !strings.EqualFold(f.ID, string(row.UID)) {
-			return nil, nil, apierr.BadRequest("id", "the file is for row %s, not %s", f.ID, row.UID)
+		if f.ID != "" && !strings.EqualFold(f.ID, hubv1alpha1.ID(row)) {
+			return nil, nil, apierr.BadRequest("id", "the file is for row %s, not %s", f.ID, hubv1alpha1.ID(row))
 		}
 		if f.ExpectedUpdatedAt != "" {
 			c.Settle(ctx, row)
 		}
-		if err := CheckToken("row "+string(row.UID), f.ExpectedUpdatedAt, row); err != nil {
+		if err := CheckToken("row "+hubv1alpha1.ID(row), f.ExpectedUpdatedAt, row); err != nil {
 			return nil, nil, err
 		}
 		spec = mergeRow(&spec, f)
@@ -137,7 +137,7 @@ func (c *Client) UpdateRow(ctx context.Context, row *hubv1alpha1.LeaderboardRow,
 	if status != "" {
 		spec.Visibility = hubv1alpha1.RowVisibility(status)
 	}
-	if err := c.ValidateRows(&lb.Spec, []RowInput{{Index: 0, ID: string(row.UID), Spec: spec}}); err != nil {
+	if err := c.ValidateRows(&lb.Spec, []RowInput{{Index: 0, ID: hubv1alpha1.ID(row), Spec: spec}}); err != nil {
 		ae := *apierr.As(err)
 		ae.Message = strings.TrimPrefix(ae.Message, "rows[0]: ")
 		return nil, nil, &ae
@@ -150,7 +150,7 @@ func (c *Client) UpdateRow(ctx context.Context, row *hubv1alpha1.LeaderboardRow,
 	next.Spec = spec
 	touch(next, time.Now())
 	if err := c.updateSpec(ctx, next, row.Generation); err != nil {
-		return nil, nil, KubeError(err, "row "+string(row.UID))
+		return nil, nil, KubeError(err, "row "+hubv1alpha1.ID(row))
 	}
 	return next, fields, nil
 }
@@ -210,9 +210,9 @@ func (c *Client) DeleteRows(ctx context.Context, ids []string) ([]*hubv1alpha1.L
 		var res DeletedRows
 		for i := range rows {
 			if deleted[i] {
-				res.Deleted = append(res.Deleted, string(rows[i].UID))
+				res.Deleted = append(res.Deleted, hubv1alpha1.ID(rows[i]))
 			} else {
-				res.NotDeleted = append(res.NotDeleted, string(rows[i].UID))
+				res.NotDeleted = append(res.NotDeleted, hubv1alpha1.ID(rows[i]))
 			}
 		}
 		ae := *apierr.As(err)
@@ -274,11 +274,11 @@ func (c *Client) ChangeTrials(ctx context.Context, row *hubv1alpha1.LeaderboardR
 			return next, nil
 		}
 		if !isConflict(err) || attempt == 4 {
-			return nil, KubeError(err, "row "+string(row.UID))
+			return nil, KubeError(err, "row "+hubv1alpha1.ID(row))
 		}
 		fresh := &hubv1alpha1.LeaderboardRow{}
 		if err := c.c.Get(ctx, client.ObjectKeyFromObject(row), fresh); err != nil {
-			return nil, KubeError(err, "row "+string(row.UID))
+			return nil, KubeError(err, "row "+hubv1alpha1.ID(row))
 		}
 		cur = fresh
 	}
@@ -315,7 +315,7 @@ func Dedupe(ids []string) []string {
 // RowsExport is a board's rows as `row export --all` writes them: the board's identity
 // and every row with its id and expected_updated_at, ready for `update --rows`.
 func RowsExport(lb *hubv1alpha1.Leaderboard, rows []hubv1alpha1.LeaderboardRow) RowsFile {
-	f := RowsFile{LeaderboardID: string(lb.UID), Package: cmp.Or(lb.Spec.Package, lb.Status.Package), Name: lb.Spec.Name, Rows: []RowFile{}}
+	f := RowsFile{LeaderboardID: hubv1alpha1.ID(lb), Package: cmp.Or(lb.Spec.Package, lb.Status.Package), Name: lb.Spec.Name, Rows: []RowFile{}}
 	sortByCreation(rows)
 	for i := range rows {
 		f.Rows = append(f.Rows, RowFileFromObject(&rows[i]))
@@ -327,7 +327,7 @@ func RowsExport(lb *hubv1alpha1.Leaderboard, rows []hubv1alpha1.LeaderboardRow) 
 // --config`.
 func RowExport(lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) RowFile {
 	f := RowFileFromObject(row)
-	f.LeaderboardID = string(lb.UID)
+	f.LeaderboardID = hubv1alpha1.ID(lb)
 	return f
 }
 
@@ -335,8 +335,8 @@ func RowExport(lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) Row
 // file carries its board's leaderboard_id, package and name), or whose board changed
 // since it was exported (Harbor's rows export carries the board's expected_updated_at).
 func checkRowsFileTarget(lb *hubv1alpha1.Leaderboard, f *RowsFile) error {
-	if f.LeaderboardID != "" && !strings.EqualFold(f.LeaderboardID, string(lb.UID)) {
-		return apierr.BadRequest("leaderboard_id", "the rows file is for leaderboard %s, not %s (%s)", f.LeaderboardID, lb.UID, Slug(lb))
+	if f.LeaderboardID != "" && !strings.EqualFold(f.LeaderboardID, hubv1alpha1.ID(lb)) {
+		return apierr.BadRequest("leaderboard_id", "the rows file is for leaderboard %s, not %s (%s)", f.LeaderboardID, hubv1alpha1.ID(lb), Slug(lb))
 	}
 	if pkg := cmp.Or(lb.Spec.Package, lb.Status.Package); f.Package != "" && f.Package != pkg {
 		return apierr.BadRequest("package", "the rows file is for package %s, not %s (%s)", f.Package, pkg, Slug(lb))

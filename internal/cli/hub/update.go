@@ -166,8 +166,8 @@ func applyConfig(lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.LeaderboardSpec,
 // checkConfigTarget refuses a definition file of another board (leaderboard_id), one
 // that would change the board's package or name, and a stale one.
 func checkConfigTarget(lb *hubv1alpha1.Leaderboard, f *BoardFile) error {
-	if f.LeaderboardID != "" && f.LeaderboardID != string(lb.UID) {
-		return apierr.BadRequest("leaderboard_id", "the file is for leaderboard %s, not %s", f.LeaderboardID, lb.UID)
+	if f.LeaderboardID != "" && f.LeaderboardID != hubv1alpha1.ID(lb) {
+		return apierr.BadRequest("leaderboard_id", "the file is for leaderboard %s, not %s", f.LeaderboardID, hubv1alpha1.ID(lb))
 	}
 	curPkg := cmp.Or(lb.Spec.Package, lb.Status.Package)
 	curPkgID := cmp.Or(lb.Spec.PackageID, lb.Status.PackageID)
@@ -374,8 +374,8 @@ func (c *Client) rowsByID(ctx context.Context, lb *hubv1alpha1.Leaderboard, rows
 	}
 	keep := func(r *hubv1alpha1.LeaderboardRow) {
 		if r.Namespace == lb.Namespace && r.Spec.Leaderboard == lb.Name {
-			if _, want := out[string(r.UID)]; want {
-				out[string(r.UID)] = r
+			if _, want := out[hubv1alpha1.ID(r)]; want {
+				out[hubv1alpha1.ID(r)] = r
 			}
 		}
 	}
@@ -481,14 +481,14 @@ func (c *Client) refuseInvalidating(ctx context.Context, lb *hubv1alpha1.Leaderb
 	var details RowsInvalid
 	for i := range rows {
 		r := &rows[i]
-		if rewritten[string(r.UID)] || len(c.ValidateFn(&lb.Spec, &r.Spec)) > 0 {
+		if rewritten[hubv1alpha1.ID(r)] || len(c.ValidateFn(&lb.Spec, &r.Spec)) > 0 {
 			continue
 		}
 		fields := c.ValidateFn(next, &r.Spec)
 		if len(fields) == 0 {
 			continue
 		}
-		details.add(InvalidRow{ID: string(r.UID), Fields: fields})
+		details.add(InvalidRow{ID: hubv1alpha1.ID(r), Fields: fields})
 	}
 	return details.Err()
 }
