@@ -139,7 +139,7 @@ var _ = Describe("leaderboard update and export", func() {
 		s := string(raw)
 		Expect(strings.Count(s, "kind: LeaderboardRow")).To(Equal(4))
 		Expect(s).To(ContainSubstring("kind: Leaderboard\n"))
-		Expect(s).NotTo(Or(ContainSubstring("uid:"), ContainSubstring("resourceVersion"), ContainSubstring("status:"), ContainSubstring(hubv1alpha1.LabelID)))
+		Expect(s).NotTo(Or(ContainSubstring("uid:"), ContainSubstring("resourceVersion"), ContainSubstring("status:"), ContainSubstring(hubv1alpha1.LabelID), ContainSubstring(hubv1alpha1.AnnotationCreatedAt)))
 
 		before := boardObject(org, b.ID)
 		var beforeRows hubv1alpha1.LeaderboardRowList

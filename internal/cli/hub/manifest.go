@@ -11,8 +11,10 @@ import (
 )
 
 // Annotations that describe one cluster's copy of an object and must not travel in a
-// manifest committed to Git.
-var localAnnotations = []string{"kubectl.kubernetes.io/last-applied-configuration"}
+// manifest committed to Git: the recorded id and creation time are the cluster's (only a
+// restore identity may set them, docs/operations.md "Backup and restore"; applied by
+// anyone else they would be refused and the object's id reissued).
+var localAnnotations = []string{"kubectl.kubernetes.io/last-applied-configuration", hubv1alpha1.AnnotationID, hubv1alpha1.AnnotationCreatedAt}
 
 // manifestBoard is a board as a manifest holds it: what the user declares, nothing the
 // cluster assigned (uid, resourceVersion, status, the id label).
