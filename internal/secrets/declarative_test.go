@@ -112,9 +112,16 @@ var _ = Describe("Declarative HostedSecrets", func() {
 		// retry, so nudge it with a metadata change of the HostedSecret instead of waiting.
 		hs := &hubv1alpha1.HostedSecret{}
 		nudge := func(v string) {
-			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "late"}, hs)).To(Succeed())
-			hs.Annotations = map[string]string{"nudge": v}
-			Expect(k8sClient.Update(ctx, hs)).To(Succeed())
+			// The operator writes the object too (its recorded id, its status): read it
+			// again on a conflict, and keep the annotations it recorded.
+			Eventually(func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "late"}, hs)).To(Succeed())
+				if hs.Annotations == nil {
+					hs.Annotations = map[string]string{}
+				}
+				hs.Annotations["nudge"] = v
+				g.Expect(k8sClient.Update(ctx, hs)).To(Succeed())
+			}).Should(Succeed())
 		}
 		nudge("1")
 		By("a Secret without the key is still missing the value")
