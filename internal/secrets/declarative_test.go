@@ -170,9 +170,14 @@ var _ = Describe("Declarative HostedSecrets", func() {
 		s.Labels = map[string]string{hubv1alpha1.LabelHostedSecret: "grab"}
 		Expect(k8sClient.Update(ctx, s)).To(Succeed())
 		hs := &hubv1alpha1.HostedSecret{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "grab"}, hs)).To(Succeed())
-		hs.Annotations = map[string]string{"nudge": "1"} // the unlabelled Secret is outside the cache
-		Expect(k8sClient.Update(ctx, hs)).To(Succeed())
+		Eventually(func(g Gomega) { // the unlabelled Secret is outside the cache: nudge, again on a conflict
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "grab"}, hs)).To(Succeed())
+			if hs.Annotations == nil {
+				hs.Annotations = map[string]string{}
+			}
+			hs.Annotations["nudge"] = "1"
+			g.Expect(k8sClient.Update(ctx, hs)).To(Succeed())
+		}).Should(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "grab"}, hs)).To(Succeed())
 			g.Expect(hs.Status.State).To(Equal(hubv1alpha1.StateActive))
