@@ -47,6 +47,10 @@ type RunSecretReconciler struct {
 	// Events may be nil (tests): the RunSecretDeleted and RunSecretValuesRemoved events
 	// are then not emitted.
 	Events eventRecorder
+	// Reissue, when set, returns again the run Secret admission decided for a Job
+	// (delivery.Resolver.Reissue): a Job's run Secret is written after admission
+	// answered, and this writes it should that not have happened.
+	Reissue func(context.Context, *batchv1.Job) (*corev1.Secret, error)
 }
 
 // Reasons of the run Secret controller's events (they name the Secret and env vars,
@@ -54,11 +58,12 @@ type RunSecretReconciler struct {
 const (
 	ReasonRunSecretDeleted       = "RunSecretDeleted"
 	ReasonRunSecretValuesRemoved = "RunSecretValuesRemoved"
+	ReasonRunSecretReissued      = "RunSecretReissued"
 )
 
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create;update
 
 // SetupWithManager registers the reconciler and the index of run Secrets by the
 // HostedSecrets they use.
@@ -144,8 +149,10 @@ func (r *RunSecretReconciler) secretsUsing(ctx context.Context, hs *hubv1alpha1.
 // Reconcile decides the fate of one run Secret.
 func (r *RunSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	s := &corev1.Secret{}
-	if err := r.Client.Get(ctx, req.NamespacedName, s); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	if err := r.Client.Get(ctx, req.NamespacedName, s); apierrors.IsNotFound(err) {
+		return r.reissue(ctx, req)
+	} else if err != nil {
+		return ctrl.Result{}, err
 	}
 	kind := s.Labels[hubv1alpha1.LabelRunFor]
 	if kind == "" || s.DeletionTimestamp != nil {
@@ -179,6 +186,52 @@ func (r *RunSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		}
 	}
 	return ctrl.Result{RequeueAfter: v.RequeueAfter}, nil
+}
+
+// reissue writes the run Secret named req of a Job admitted less than
+// delivery.ReissueWindow ago that has not finished, when admission's own write after its
+// answer has not happened within delivery.ReissueAfter (the operator stopped between the
+// two). Later, or for a finished Job, a missing run Secret stays missing: the operator
+// deleted it on purpose (the run finished, or reached MaxAge), or an administrator did.
+func (r *RunSecretReconciler) reissue(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if r.Reissue == nil {
+		return ctrl.Result{}, nil
+	}
+	jobs := &batchv1.JobList{}
+	if err := r.Client.List(ctx, jobs, client.InNamespace(req.Namespace), client.MatchingLabels{hubv1alpha1.LabelRunSecret: req.Name}); err != nil {
+		return ctrl.Result{}, err
+	}
+	window := min(delivery.ReissueWindow, r.MaxAge/2)
+	var res ctrl.Result
+	for i := range jobs.Items {
+		job := &jobs.Items[i]
+		age := r.now().Sub(job.CreationTimestamp.Time)
+		if age >= window || job.DeletionTimestamp != nil || delivery.JobOwner(job).Finished {
+			continue
+		}
+		if age < delivery.ReissueAfter {
+			res.RequeueAfter = delivery.ReissueAfter - age
+			continue
+		}
+		// Confirmed uncached: the cache may not have seen admission's write yet.
+		if err := r.APIReader.Get(ctx, req.NamespacedName, &corev1.Secret{}); !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		s, err := r.Reissue(ctx, job)
+		if err != nil || s == nil {
+			return ctrl.Result{}, err
+		}
+		if err := r.Client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+			return ctrl.Result{}, fmt.Errorf("reissuing run Secret %s: %w", req.NamespacedName, err)
+		}
+		logf.FromContext(ctx).Info("Reissued the run Secret of a Job admission answered without it", "secret", req.NamespacedName, "job", job.Name)
+		if r.Events != nil {
+			r.Events.Eventf(job, nil, corev1.EventTypeNormal, ReasonRunSecretReissued, "Reissue",
+				"Wrote run Secret %s again from what admission recorded: %s", req.Name, s.Annotations[hubv1alpha1.AnnotationRunHostedSecrets])
+		}
+		return ctrl.Result{}, nil
+	}
+	return res, nil
 }
 
 func (r *RunSecretReconciler) now() time.Time {

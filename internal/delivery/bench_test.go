@@ -66,41 +66,43 @@ func benchSetup(b *testing.B) {
 	benchStarted = true
 }
 
-// runSecretBindings are the bindings of the run Secret admission policies
-// (config/admission/run_secret_*.yaml).
-var runSecretBindings = []string{"podium-run-secret-binding", "podium-granted-secrets"}
+// isolationBindings are the bindings of the run isolation admission policies
+// (config/admission/run_*.yaml): run Secret binding and reach, granted Secrets, run
+// integrity, run identity.
+var isolationBindings = []string{"podium-run-secret-binding", "podium-granted-secrets", "podium-run-integrity", "podium-run-identity"}
 
-// setIsolation removes the run Secret policies' bindings (on false) or puts them back (on
-// true), and waits until the apiserver acts accordingly for p in ns.
+// setIsolation removes the run isolation policies' bindings (on false) or puts them back
+// (on true), and waits until the apiserver acts accordingly for p in ns.
 func setIsolation(b *testing.B, on bool, p person, ns string) {
 	b.Helper()
 	if on {
 		if err := testenv.ApplyAdmission(ctx, cfg); err != nil {
 			b.Fatal(err)
 		}
-		return
-	}
-	for _, name := range runSecretBindings {
-		if err := k8sClient.Delete(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}); client.IgnoreNotFound(err) != nil {
-			b.Fatal(err)
+	} else {
+		for _, name := range isolationBindings {
+			if err := k8sClient.Delete(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}); client.IgnoreNotFound(err) != nil {
+				b.Fatal(err)
+			}
 		}
 	}
+	// A Pod naming a run Secret not its own: refused exactly while the policies act.
 	naming := pod("probe", nil)
 	naming.Spec.Containers[0].Env = []corev1.EnvVar{envRefTo("podium-run-benchprobe", "X")}
 	for deadline := time.Now().Add(time.Minute); ; {
 		_, err := p.CS.CoreV1().Pods(ns).Create(ctx, naming, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err == nil {
+		if (err != nil) == on {
 			return
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("the run Secret policies still act a minute after their bindings were deleted: %v", err)
+			b.Fatalf("a minute after the run isolation policies' bindings were set to %v, a Pod naming another run's Secret still gets: %v", on, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
 // BenchmarkAdmission creates Jobs and Pods through the apiserver as an org member and
-// reports the latency of the create call (p50, p99), first without the run Secret
+// reports the latency of the create call (p50, p99), first without the run isolation
 // policies (their bindings deleted: what delivery cost before them), then with them
 // (isolation): a Job asking for two secrets (one stored, one missing: the webhook
 // resolves both, creates the run Secret and records last_used_at), a Job that asks for

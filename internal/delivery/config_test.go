@@ -61,7 +61,7 @@ var _ = Describe("The shipped webhook configuration", func() {
 
 	It("names the same workload controllers as the run Secret admission policies and the webhook", func() {
 		quoted := regexp.MustCompile(`'(system:[^']+)'`)
-		for _, f := range []string{"admission/run_secret_binding.yaml", "admission/run_secret_granted.yaml"} {
+		for _, f := range []string{"admission/run_secret_binding.yaml", "admission/run_secret_granted.yaml", "admission/run_identity.yaml"} {
 			data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", f))
 			Expect(err).NotTo(HaveOccurred())
 			var names []string

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/delivery"
 )
 
 func job(name string, annotations map[string]string) *batchv1.Job {
@@ -61,9 +62,11 @@ func envRef(c corev1.Container, name string) *corev1.SecretKeySelector {
 	return nil
 }
 
+// runSecret waits for the run Secret ns/name: a Job's is written right after its
+// admission answered.
 func runSecret(ns, name string) *corev1.Secret {
 	s := &corev1.Secret{}
-	ExpectWithOffset(1, k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s)).To(Succeed())
+	EventuallyWithOffset(1, func() error { return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s) }).Should(Succeed())
 	return s
 }
 
@@ -250,6 +253,27 @@ var _ = Describe("Delivery into Jobs", func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: name}, &corev1.Secret{}))
 		}).Should(BeTrue())
+		By("a finished Job's run Secret is never written again")
+		Consistently(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: name}, &corev1.Secret{}))
+		}, delivery.ReissueAfter+3*time.Second, time.Second).Should(BeTrue())
+	})
+
+	It("writes a Job's run Secret again when the write after its admission did not happen", func() {
+		created, err := alice.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("reissued", map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY"}), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		name := created.Labels[hubv1alpha1.LabelRunSecret]
+		first := runSecret(acme.Name, name)
+		By("the run Secret is lost before the Job's Pods read it (as if the operator had stopped before writing it)")
+		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+		Eventually(func() error {
+			return k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: name}, &corev1.Secret{})
+		}, delivery.ReissueAfter+30*time.Second).Should(Succeed())
+		again := runSecret(acme.Name, name)
+		Expect(again.UID).NotTo(Equal(first.UID))
+		Expect(again.Data).To(Equal(first.Data), "the same values, resolved again for the recorded requester")
+		Expect(again.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, alice.User))
+		Eventually(func() string { return ownerUID(runSecret(acme.Name, name)) }).Should(Equal(string(created.UID)))
 	})
 
 	It("deletes a run Secret no Job was created with", func() {
@@ -258,7 +282,7 @@ var _ = Describe("Delivery into Jobs", func() {
 		// Admission runs (and makes a run Secret) before the name conflict is found.
 		_, err = alice.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("twice", map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY"}), metav1.CreateOptions{})
 		Expect(apierrors.IsAlreadyExists(err)).To(BeTrue(), "%v", err)
-		Expect(runSecretCount(acme.Name)).To(Equal(2))
+		Eventually(func() int { return runSecretCount(acme.Name) }).Should(Equal(2), "a Job's run Secret is written right after its admission answered")
 		Eventually(func() int { return runSecretCount(acme.Name) }, orphanGrace+30*time.Second).Should(Equal(1))
 	})
 

@@ -48,6 +48,8 @@ type Injector struct {
 	MarkUsed func(context.Context, []*hubv1alpha1.HostedSecret) error
 	Decoder  admission.Decoder
 	Log      logr.Logger
+
+	later later
 }
 
 var _ admission.Handler = &Injector{}
@@ -129,11 +131,15 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 	warnings := plan.Warnings
 	if len(plan.Delivered)+len(plan.Pulls) > 0 {
 		name := RunSecretName()
-		if !dryRun(req) {
-			if err := in.Client.Create(ctx, RunSecret(req.Namespace, name, r.kind, requester, plan)); err != nil {
+		secret := RunSecret(req.Namespace, name, r.kind, requester, plan)
+		// A Pod starts at once: its run Secret is there before it is admitted. A Job's is
+		// written right after the answer (later.go).
+		if !dryRun(req) && r.kind == KindPod {
+			if err := in.Client.Create(ctx, secret); err != nil {
 				in.Log.Error(err, "Creating a run Secret failed", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name)
 				return admission.Errored(http.StatusInternalServerError, fmt.Errorf("podium could not create the run Secret of this %s; try again", r.kind))
 			}
+			secret = nil
 		}
 		setMap(&r.meta.Labels, hubv1alpha1.LabelRunSecret, name)
 		if len(plan.Delivered) > 0 {
@@ -145,15 +151,7 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 			InjectPullSecret(r.spec, name)
 		}
 		if !dryRun(req) {
-			all := plan.All()
-			used := make([]*hubv1alpha1.HostedSecret, len(all))
-			for i, d := range all {
-				used[i] = d.Secret
-			}
-			if err := in.MarkUsed(ctx, used); err != nil {
-				// Delivery succeeded; only the bookkeeping did not.
-				in.Log.Error(err, "Recording last use of delivered secrets failed", "kind", r.kind, "namespace", req.Namespace)
-			}
+			in.afterAnswer(req.Namespace, secret, plan)
 		}
 		in.Log.V(1).Info("Delivered hosted secrets", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name,
 			"requester", requester, "runSecret", name, "envVars", plan.Names(), "registryCredentials", plan.RegistryNames())
@@ -162,6 +160,26 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 		metrics.CountDelivery(len(plan.Delivered), len(plan.Pulls), plan.Missed)
 	}
 	return patched(req, r, warnings)
+}
+
+// afterAnswer writes, once admission has answered, a Job's run Secret (nil for a Pod's,
+// written already) and when the delivered secrets were last used: neither holds up the
+// create.
+func (in *Injector) afterAnswer(namespace string, secret *corev1.Secret, plan Plan) {
+	all := plan.All()
+	used := make([]*hubv1alpha1.HostedSecret, len(all))
+	for i, d := range all {
+		used[i] = d.Secret.DeepCopy() // MarkUsed writes its status; the answer still reads it
+	}
+	in.later.do(func(ctx context.Context) {
+		if secret != nil {
+			createRunSecret(ctx, in.Client, secret, in.Log)
+		}
+		if err := in.MarkUsed(ctx, used); err != nil {
+			// Delivery succeeded; only the bookkeeping did not.
+			in.Log.Error(err, "Recording last use of delivered secrets failed", "namespace", namespace)
+		}
+	})
 }
 
 // update keeps what admission recorded at create: a client may not change the requester,

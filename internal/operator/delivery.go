@@ -64,10 +64,13 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 	if d.RunSecretOrphanGrace <= 0 {
 		d.RunSecretOrphanGrace = DefaultRunSecretOrphanGrace
 	}
+	lc := c.Secrets
+	resolver := &delivery.Resolver{Cache: mgr.GetClient(), API: mgr.GetAPIReader(), Config: c.Preflight, Place: lc.Place}
 	cleanup := &controllers.RunSecretReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		MaxAge: d.RunSecretMaxAge, OrphanGrace: d.RunSecretOrphanGrace,
-		Events: mgr.GetEventRecorder("podium-runsecret"),
+		Events:  mgr.GetEventRecorder("podium-runsecret"),
+		Reissue: resolver.Reissue,
 	}
 	if err := cleanup.SetupWithManager(context.Background(), mgr); err != nil {
 		return fmt.Errorf("setting up the run Secret controller: %w", err)
@@ -77,9 +80,8 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 	}
 
 	log := mgr.GetLogger().WithName("delivery")
-	lc := c.Secrets
 	injector := &delivery.Injector{
-		Resolver: &delivery.Resolver{Cache: mgr.GetClient(), API: mgr.GetAPIReader(), Config: c.Preflight, Place: lc.Place},
+		Resolver: resolver,
 		Client:   mgr.GetClient(),
 		MarkUsed: func(ctx context.Context, used []*hubv1alpha1.HostedSecret) error {
 			now := time.Now()
