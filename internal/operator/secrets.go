@@ -14,6 +14,7 @@ import (
 	"podium.dev/podium/controllers"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/preflight"
+	"podium.dev/podium/internal/providers"
 	"podium.dev/podium/internal/secrets"
 	"podium.dev/podium/internal/secretsapi"
 )
@@ -38,7 +39,7 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 	if errs := validation.IsDNS1123Label(valueNamespace(o)); len(errs) > 0 {
 		return fmt.Errorf("the secret value namespace %q is not a namespace name: %s", valueNamespace(o), strings.Join(errs, "; "))
 	}
-	pcfg, err := preflight.LoadConfig(o.PreflightConfig)
+	pcfg, err := providers.LoadConfig(o.PreflightConfig)
 	if err != nil {
 		return err
 	}

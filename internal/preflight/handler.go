@@ -21,6 +21,7 @@ import (
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/dsversion"
 	"podium.dev/podium/internal/jsontype"
+	"podium.dev/podium/internal/providers"
 	"podium.dev/podium/internal/secrets"
 )
 
@@ -89,7 +90,7 @@ type datasetRef struct {
 // Handler serves POST /v1/secrets/preflight. It reads HostedSecret metadata and Datasets
 // from the manager's cache; it never reads a Secret.
 type Handler struct {
-	Config   *Config
+	Config   *providers.Config
 	Cache    client.Reader
 	Reviewer authn.Reviewer
 	Log      logr.Logger
@@ -125,7 +126,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.Tasks, in.Problems = tasks, append(in.Problems, problems...)
-	res := h.Config.Evaluate(in)
+	res := Evaluate(h.Config, in)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
@@ -171,7 +172,7 @@ func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
 		add("declared_env_vars", fmt.Sprintf("must have at most %d items", MaxDeclared))
 	}
 	for i, v := range req.DeclaredEnvVars {
-		if !envNameRe.MatchString(v) {
+		if !providers.IsEnvVarName(v) {
 			add("declared_env_vars["+strconv.Itoa(i)+"]", "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)")
 		}
 		in.Declared[v] = true
@@ -211,7 +212,7 @@ func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
 			add(f+".secrets", fmt.Sprintf("must have at most %d items", MaxSecretsPerAgent))
 		}
 		for j, s := range a.Secrets {
-			if !envNameRe.MatchString(s) {
+			if !providers.IsEnvVarName(s) {
 				add(f+".secrets["+strconv.Itoa(j)+"]", "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)")
 			}
 		}
