@@ -69,7 +69,7 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 		MaxAge: d.RunSecretMaxAge, OrphanGrace: d.RunSecretOrphanGrace,
 		Events: mgr.GetEventRecorder("podium-runsecret"),
 	}
-	if err := cleanup.SetupWithManager(context.Background(), mgr); err != nil {
+	if err := cleanup.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the run Secret controller: %w", err)
 	}
 	if d.WebhookAddr == "" && d.WebhookListener == nil {
