@@ -52,7 +52,7 @@ fmt-check: ## Fail when a Go file, committed or not, is not gofmt-clean.
 	@out=$$(gofmt -l $(GO_FILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 $(GOLANGCI_LINT): hack/tools/go.mod hack/tools/go.sum
-	cd hack/tools && $(GO) build -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+	cd hack/tools && $(GO) build -o $(GOLANGCI_LINT) ./golangci-lint
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, errorlint, importas, ginkgolinter, ...).

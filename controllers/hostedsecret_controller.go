@@ -413,18 +413,9 @@ func (r *HostedSecretReconciler) revokeOthers(ctx context.Context, hs *hubv1alph
 // is never taken for a stray because the cache has not seen the HostedSecret yet. It
 // returns when to look again (a quarantine's end), 0 for never.
 func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key types.NamespacedName, hs *hubv1alpha1.HostedSecret) (time.Duration, error) {
-	list := &corev1.SecretList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(key.Namespace), client.MatchingLabels{hubv1alpha1.LabelHostedSecret: key.Name}); err != nil {
+	list, err := r.labelledValues(ctx, key)
+	if err != nil {
 		return 0, err
-	}
-	if vns := r.Lifecycle.Place.Namespace; vns != "" && vns != key.Namespace {
-		there := &corev1.SecretList{}
-		if err := r.Client.List(ctx, there, client.InNamespace(vns), client.MatchingLabels{
-			hubv1alpha1.LabelHostedSecret: key.Name, hubv1alpha1.LabelOrg: key.Namespace,
-		}); err != nil {
-			return 0, err
-		}
-		list.Items = append(list.Items, there.Items...)
 	}
 	if len(list.Items) == 0 {
 		return 0, nil
@@ -476,6 +467,25 @@ func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key type
 		logf.FromContext(ctx).Info("Deleted a value Secret no active secret uses", "secret", client.ObjectKeyFromObject(s), "why", why)
 	}
 	return again, nil
+}
+
+// labelledValues are the Secrets labelled as values of the HostedSecret key: in its org,
+// and in the value namespace (labelled with the org too) when that is another one.
+func (r *HostedSecretReconciler) labelledValues(ctx context.Context, key types.NamespacedName) (*corev1.SecretList, error) {
+	list := &corev1.SecretList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(key.Namespace), client.MatchingLabels{hubv1alpha1.LabelHostedSecret: key.Name}); err != nil {
+		return nil, err
+	}
+	if vns := r.Lifecycle.Place.Namespace; vns != "" && vns != key.Namespace {
+		there := &corev1.SecretList{}
+		if err := r.Client.List(ctx, there, client.InNamespace(vns), client.MatchingLabels{
+			hubv1alpha1.LabelHostedSecret: key.Name, hubv1alpha1.LabelOrg: key.Namespace,
+		}); err != nil {
+			return nil, err
+		}
+		list.Items = append(list.Items, there.Items...)
+	}
+	return list, nil
 }
 
 // DefaultQuarantineGrace is how long a quarantined value Secret is kept

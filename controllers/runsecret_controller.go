@@ -24,11 +24,8 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/delivery"
+	"podium.dev/podium/internal/index"
 )
-
-// RunSecretUsesIndex is the cache field index of run Secrets by the UIDs of the
-// HostedSecrets whose values they hold.
-const RunSecretUsesIndex = "podium.runSecretUses"
 
 // RunSecretReconciler looks after the run Secrets admission creates (internal/delivery):
 // it makes each one owned by its Job or Pod once that exists, deletes it when the run
@@ -65,21 +62,9 @@ const (
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create;update
 
-// SetupWithManager registers the reconciler and the index of run Secrets by the
-// HostedSecrets they use.
-func (r *RunSecretReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Secret{}, RunSecretUsesIndex, func(o client.Object) []string {
-		if o.GetLabels()[hubv1alpha1.LabelRunFor] == "" {
-			return nil
-		}
-		var uids []string
-		for _, u := range delivery.ParseUsed(o.GetAnnotations()[hubv1alpha1.AnnotationRunHostedSecrets]) {
-			uids = append(uids, string(u.UID))
-		}
-		return uids
-	}); err != nil {
-		return err
-	}
+// SetupWithManager registers the reconciler. It finds run Secrets by the HostedSecrets
+// they use through index.RunSecretUses, which index.Register adds.
+func (r *RunSecretReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	isRunSecret := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetLabels()[hubv1alpha1.LabelRunFor] != "" })
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&corev1.Secret{}, builder.WithPredicates(isRunSecret)).
@@ -135,7 +120,7 @@ func (r *RunSecretReconciler) goneSecrets() handler.EventHandler {
 // secretsUsing are the run Secrets holding a value of hs.
 func (r *RunSecretReconciler) secretsUsing(ctx context.Context, hs *hubv1alpha1.HostedSecret) []reconcile.Request {
 	list := &corev1.SecretList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(hs.Namespace), client.MatchingFields{RunSecretUsesIndex: string(hs.UID)}); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(hs.Namespace), client.MatchingFields{index.RunSecretUses: string(hs.UID)}); err != nil {
 		logf.FromContext(ctx).Error(err, "Listing the run Secrets of a revoked or deleted secret failed", "hostedSecret", client.ObjectKeyFromObject(hs))
 		return nil
 	}

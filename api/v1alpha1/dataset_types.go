@@ -96,7 +96,7 @@ const (
 
 // DatasetStatus is the observed state of a Dataset.
 type DatasetStatus struct {
-	// conditions: Ready says whether every version can be named unambiguously: False
+	// conditions holds Ready, which says whether every version can be named unambiguously: False
 	// (DuplicateVersionID) when two version ids differ only in letter case, since
 	// ids are matched without regard to case.
 	// +optional
@@ -125,7 +125,9 @@ type DatasetStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Dataset struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec describes the dataset.

@@ -237,7 +237,7 @@ type HostedSecretSpec struct {
 
 // HostedSecretStatus is the observed state of a HostedSecret.
 type HostedSecretStatus struct {
-	// conditions: Ready is True when the value's Secret exists and is usable.
+	// conditions holds Ready, True when the value's Secret exists and is usable.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -289,7 +289,9 @@ type HostedSecretStatus struct {
 // +kubebuilder:printcolumn:name="Job",type=string,JSONPath=`.spec.jobID`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type HostedSecret struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is the secret's metadata.

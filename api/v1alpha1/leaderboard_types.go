@@ -255,7 +255,7 @@ const (
 
 // LeaderboardStatus is the observed state of a Leaderboard.
 type LeaderboardStatus struct {
-	// conditions: Ready says whether the definition is usable and, if not, why.
+	// conditions holds Ready, which says whether the definition is usable and, if not, why.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -325,7 +325,9 @@ type LeaderboardStatus struct {
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Leaderboard struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is the leaderboard's definition.

@@ -52,7 +52,7 @@ type LeaderboardRowSpec struct {
 
 // LeaderboardRowStatus is the observed state of a LeaderboardRow.
 type LeaderboardRowStatus struct {
-	// conditions: Valid says whether metadata and metrics match the board's schemas
+	// conditions holds Valid, which says whether metadata and metrics match the board's schemas
 	// and, if not, names every failing field. An invalid row is kept, not ranked.
 	// +optional
 	// +listType=map
@@ -211,7 +211,9 @@ type FieldError struct {
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type LeaderboardRow struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is the row's content.

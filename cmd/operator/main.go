@@ -3,6 +3,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -47,24 +48,9 @@ func main() {
 	flag.Parse() // --kubeconfig is registered by controller-runtime's config package
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
 	log := ctrl.Log.WithName("setup")
-	if sns, sname, ok := strings.Cut(certSecret, "/"); ok && sns != "" && sname != "" {
-		o.Delivery.CertSecret = types.NamespacedName{Namespace: sns, Name: sname}
-	} else {
-		log.Error(nil, "--webhook-cert-secret must be namespace/name", "value", certSecret)
+	if err := complete(&o, certSecret, fpSecret, dnsNames); err != nil {
+		log.Error(nil, err.Error())
 		os.Exit(2)
-	}
-	if fpSecret != "" {
-		fns, fname, ok := strings.Cut(fpSecret, "/")
-		if !ok || fns == "" || fname == "" {
-			log.Error(nil, "--fingerprint-key-secret must be namespace/name", "value", fpSecret)
-			os.Exit(2)
-		}
-		o.FingerprintKeySecret = types.NamespacedName{Namespace: fns, Name: fname}
-	}
-	for _, n := range strings.Split(dnsNames, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			o.Delivery.DNSNames = append(o.Delivery.DNSNames, n)
-		}
 	}
 	reqLog, flushReqLog := bufferedRequestLogger(zopts, os.Stderr)
 	o.RequestLog = &reqLog
@@ -84,6 +70,30 @@ func main() {
 		exit(1)
 	}
 	exit(0)
+}
+
+// complete fills the options that flags give as text: the webhook certificate Secret
+// and the fingerprint key Secret (namespace/name; the latter may be "") and the DNS
+// names (comma-separated). A malformed value is an error naming its flag.
+func complete(o *operator.Options, certSecret, fpSecret, dnsNames string) error {
+	sns, sname, ok := strings.Cut(certSecret, "/")
+	if !ok || sns == "" || sname == "" {
+		return fmt.Errorf("--webhook-cert-secret must be namespace/name, not %q", certSecret)
+	}
+	o.Delivery.CertSecret = types.NamespacedName{Namespace: sns, Name: sname}
+	if fpSecret != "" {
+		fns, fname, ok := strings.Cut(fpSecret, "/")
+		if !ok || fns == "" || fname == "" {
+			return fmt.Errorf("--fingerprint-key-secret must be namespace/name, not %q", fpSecret)
+		}
+		o.FingerprintKeySecret = types.NamespacedName{Namespace: fns, Name: fname}
+	}
+	for _, n := range strings.Split(dnsNames, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			o.Delivery.DNSNames = append(o.Delivery.DNSNames, n)
+		}
+	}
+	return nil
 }
 
 // The request log is buffered: a write(2) a line, under the logger's lock, cost 10-13 µs

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Codes of the envelope, with the HTTP status each one goes with.
@@ -114,4 +116,15 @@ func Write(w http.ResponseWriter, err error) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(e.Status)
 	_ = json.NewEncoder(w).Encode(Envelope{Error: e})
+}
+
+// InvalidList is Invalid for apimachinery's field.ErrorList (what the per-section
+// validators return): each error's path and Detail, in order. The BadValue is never
+// used, so a rejected value (possibly a secret) does not reach the response.
+func InvalidList(errs field.ErrorList) *Error {
+	fields := make([]FieldError, 0, len(errs))
+	for _, e := range errs {
+		fields = append(fields, FieldError{Field: e.Field, Message: e.Detail})
+	}
+	return Invalid(fields...)
 }

@@ -42,6 +42,7 @@ func TestDecodeJSON(t *testing.T) {
 		{name: "invalid UTF-8", body: "{\"name\":\"a\xffb\"}", wantStatus: 422, wantCode: CodeValidationFailed, wantField: "name"},
 		{name: "lone high surrogate", body: `{"name":"a\ud800b"}`, wantStatus: 422, wantCode: CodeValidationFailed, wantField: "name"},
 		{name: "lone low surrogate", body: `{"tags":["ok","\udc00"]}`, wantStatus: 422, wantCode: CodeValidationFailed, wantField: "tags[1]"},
+		{name: "surrogate deep inside", body: `{"name":"a","tags":[],"nested":{"x":[{"y":"ok"},{"z":"\udc00"}]}}`, wantStatus: 422, wantCode: CodeValidationFailed, wantField: "nested.x[1].z"},
 		{name: "high surrogate at the end", body: `{"name":"\ud83d"}`, wantStatus: 422, wantCode: CodeValidationFailed, wantField: "name"},
 		{name: "paired surrogates", body: `{"name":"\ud83d\ude00 \u00e9 \\u"}`},
 		{name: "escaped backslash before u", body: `{"name":"\\ud800"}`},

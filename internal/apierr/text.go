@@ -15,39 +15,7 @@ func invalidText(data []byte) (field string, ok bool) {
 		return "", true // the common case: nothing to look at
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	type frame struct {
-		object bool
-		key    string
-		index  int
-		inKey  bool // object: the next string is a key
-	}
-	var stack []frame
-	path := func() string {
-		var b []byte
-		for i, f := range stack {
-			if f.object {
-				if i > 0 {
-					b = append(b, '.')
-				}
-				b = append(b, f.key...)
-			} else {
-				b = append(b, '[')
-				b = strconv.AppendInt(b, int64(f.index), 10)
-				b = append(b, ']')
-			}
-		}
-		return string(b)
-	}
-	// after a value: advance the container.
-	done := func() {
-		if n := len(stack); n > 0 {
-			if stack[n-1].object {
-				stack[n-1].inKey = true
-			} else {
-				stack[n-1].index++
-			}
-		}
-	}
+	var at jsonPath
 	prev := dec.InputOffset()
 	for {
 		tok, err := dec.Token()
@@ -60,29 +28,72 @@ func invalidText(data []byte) (field string, ok bool) {
 		case json.Delim:
 			switch t {
 			case '{':
-				stack = append(stack, frame{object: true, inKey: true})
+				at = append(at, frame{object: true, inKey: true})
 			case '[':
-				stack = append(stack, frame{})
+				at = append(at, frame{})
 			default:
-				stack = stack[:len(stack)-1]
-				done()
+				at = at[:len(at)-1]
+				at.done()
 			}
 		case string:
-			n := len(stack)
-			if n > 0 && stack[n-1].object && stack[n-1].inKey {
-				stack[n-1].key = t
-				stack[n-1].inKey = false
-				if !validRawString(raw) {
-					return path(), false
-				}
-				continue
-			}
 			if !validRawString(raw) {
-				return path(), false
+				if n := len(at); n > 0 && at[n-1].object && at[n-1].inKey {
+					at[n-1].key = t // the invalid string is this key
+				}
+				return at.String(), false
 			}
-			done()
+			at.text(t)
 		default:
-			done()
+			at.done()
+		}
+	}
+}
+
+// frame is one open object or array of the JSON being read.
+type frame struct {
+	object bool
+	key    string
+	index  int
+	inKey  bool // object: the next string is a key
+}
+
+// jsonPath is the stack of open containers, read as a field path.
+type jsonPath []frame
+
+func (p jsonPath) String() string {
+	var b []byte
+	for i, f := range p {
+		if f.object {
+			if i > 0 {
+				b = append(b, '.')
+			}
+			b = append(b, f.key...)
+		} else {
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(f.index), 10)
+			b = append(b, ']')
+		}
+	}
+	return string(b)
+}
+
+// text takes a string token: an object's key, or a value.
+func (p jsonPath) text(s string) {
+	if n := len(p); n > 0 && p[n-1].object && p[n-1].inKey {
+		p[n-1].key = s
+		p[n-1].inKey = false
+		return
+	}
+	p.done()
+}
+
+// done advances the innermost container past a value.
+func (p jsonPath) done() {
+	if n := len(p); n > 0 {
+		if p[n-1].object {
+			p[n-1].inKey = true
+		} else {
+			p[n-1].index++
 		}
 	}
 }

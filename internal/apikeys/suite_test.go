@@ -20,7 +20,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -32,6 +31,7 @@ var (
 	ctx       context.Context
 	cancel    context.CancelFunc
 	op        *testenv.Operator
+	suite     *testenv.Suite
 )
 
 func TestAPIKeys(t *testing.T) {
@@ -45,27 +45,16 @@ var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
 	var err error
-	testEnv, cfg, err = testenv.Start()
+	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{Operator: true})
 	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
-	op, err = testenv.StartOperator(ctx, cfg)
-	Expect(err).NotTo(HaveOccurred())
+	testEnv, cfg, k8sClient, clientset, op = suite.Env, suite.Config, suite.Client, suite.Clientset, suite.Operator
 })
 
 var _ = AfterSuite(func() {
 	if cancel != nil {
 		cancel()
 	}
-	if op != nil {
-		<-op.Done
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	Expect(suite.Stop()).To(Succeed())
 })
 
 // person is a ServiceAccount of a namespace with a token, bound to an org role.

@@ -16,7 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/preflight"
+	"podium.dev/podium/internal/providers"
 	"podium.dev/podium/internal/secrets"
 )
 
@@ -106,7 +106,7 @@ func ParseRequest(annotations map[string]string) Request {
 			model = Model{Agent: strings.TrimSpace(agent), Name: strings.TrimSpace(name)}
 		}
 		if strings.Contains(model.Name, "/") {
-			model.Provider = preflight.ProviderOf(model.Name)
+			model.Provider = providers.ProviderOf(model.Name)
 		}
 		r.Models = append(r.Models, model)
 	}

@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/preflight"
+	"podium.dev/podium/internal/providers"
 )
 
 func TestParseRequest(t *testing.T) {
@@ -85,7 +85,7 @@ func TestParseRequestBoundsNames(t *testing.T) {
 }
 
 func TestModelWarnings(t *testing.T) {
-	cfg := preflight.Defaults()
+	cfg := providers.Defaults()
 	req := ParseRequest(map[string]string{hubv1alpha1.AnnotationModels: "a=anthropic/claude-opus-4,b=openai/gpt-4o,c=acme/x,d=plain,a=anthropic/claude-opus-4"})
 	got := modelWarnings(cfg, req, map[string]bool{"ANTHROPIC_API_KEY": true})
 	want := []string{"b (openai/gpt-4o) gets no openai key", "provider acme of c (acme/x) is not in the provider table", `model "plain" has no provider/ prefix`}

@@ -10,7 +10,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/metrics"
-	"podium.dev/podium/internal/preflight"
+	"podium.dev/podium/internal/providers"
 	"podium.dev/podium/internal/secrets"
 )
 
@@ -63,7 +63,7 @@ type Resolver struct {
 	Cache client.Reader
 	// API reads uncached: a value Secret the cache has not seen yet.
 	API    client.Reader
-	Config *preflight.Config
+	Config *providers.Config
 	// Place says where values live (the org namespace or the operator's value namespace).
 	Place secrets.Place
 }
@@ -189,7 +189,7 @@ func whose(requester, jobID string) string {
 }
 
 // forModels names the models of the run whose provider authenticates with name.
-func forModels(cfg *preflight.Config, models []Model, name string) string {
+func forModels(cfg *providers.Config, models []Model, name string) string {
 	var which []string
 	for _, m := range models {
 		for _, v := range cfg.ProviderEnvVars(m.Provider) {
@@ -206,7 +206,7 @@ func forModels(cfg *preflight.Config, models []Model, name string) string {
 }
 
 // modelWarnings says which models of the run get no key their provider accepts.
-func modelWarnings(cfg *preflight.Config, req Request, delivered map[string]bool) []string {
+func modelWarnings(cfg *providers.Config, req Request, delivered map[string]bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, m := range req.Models {

@@ -22,8 +22,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"podium.dev/podium/internal/controllermanager"
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -35,7 +33,7 @@ var (
 	ctx       context.Context
 	cancel    context.CancelFunc
 	op        *testenv.Operator
-	workloads *controllermanager.Process
+	suite     *testenv.Suite
 )
 
 // orphanGrace is the test operator's wait for a run that never appears.
@@ -51,36 +49,24 @@ var _ = BeforeSuite(func() {
 	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
-	var err error
-	testEnv, cfg, err = testenv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
 	// The controllers that make Pods from templates, as their own ServiceAccounts. The
 	// Jobs of the tests that play the Job controller themselves name another manager.
-	workloads, err = testenv.StartWorkloadControllers(ctx, testEnv, GinkgoWriter)
+	var err error
+	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{
+		ClusterRoles: []*rbacv1.ClusterRole{runSubmitterRole()},
+		Workloads:    testenv.WorkloadControllers,
+		Output:       GinkgoWriter,
+		Operator:     true, Delivery: true, OrphanGrace: orphanGrace,
+	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(k8sClient.Create(ctx, runSubmitterRole())).To(Succeed())
-	op, err = testenv.StartOperatorWithDelivery(ctx, cfg, orphanGrace)
-	Expect(err).NotTo(HaveOccurred())
+	testEnv, cfg, k8sClient, clientset, op = suite.Env, suite.Config, suite.Client, suite.Clientset, suite.Operator
 })
 
 var _ = AfterSuite(func() {
 	if cancel != nil {
 		cancel()
 	}
-	if op != nil {
-		<-op.Done
-	}
-	if workloads != nil {
-		workloads.Stop()
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	Expect(suite.Stop()).To(Succeed())
 })
 
 // runSubmitterRole lets a person create and change Pods and every kind that holds a pod

@@ -1,15 +1,20 @@
-// Package index names the manager's cache field indexes, so that a record is found by
-// its id or slug without listing a namespace.
+// Package index is the one place that registers the manager's cache field indexes, so
+// that a record is found by its id, slug or slot without listing a namespace. A
+// consumer queries an index by the name registered here (a test checks every
+// MatchingFields and field selector of the tree against Fields).
 package index
 
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/boardres"
+	"podium.dev/podium/internal/delivery"
+	"podium.dev/podium/internal/secrets"
 )
 
 const (
@@ -23,6 +28,10 @@ const (
 	BoardSlug = "spec.slug"
 	// RowBoard indexes LeaderboardRows by their board's object name (spec.leaderboard).
 	RowBoard = "spec.leaderboard"
+	// RunSecretUses indexes run Secrets by the UIDs of the HostedSecrets they hold
+	// (delivery.ParseUsed of their hub.podium.dev/hosted-secrets annotation), so a revoked
+	// secret finds the run Secrets to empty.
+	RunSecretUses = "podium.runSecretUses"
 )
 
 // BoardSlugValues is the BoardSlug index function: a Leaderboard's slug, none while
@@ -42,10 +51,36 @@ type Field struct {
 	Values client.IndexerFunc
 }
 
-// Fields are the field indexes of Podium's records, the one list Register adds to the
-// manager's cache and tests give a fake client (WithIndex), so that a test cannot
-// index a record differently from the operator.
+// Fields are every field index of the manager's cache, the one list Register adds: the
+// RecordFields, Namespaces by UID (an organization found by its org_id), HostedSecrets by
+// slot (secrets.SlotIndex) and run Secrets by the secrets they hold (RunSecretUses).
 func Fields() []Field {
+	return append(RecordFields(),
+		Field{&corev1.Namespace{}, UID, func(o client.Object) []string { return []string{string(o.GetUID())} }},
+		Field{&hubv1alpha1.HostedSecret{}, secrets.SlotIndex, func(o client.Object) []string {
+			return []string{secrets.SlotIndexValue(o.(*hubv1alpha1.HostedSecret))}
+		}},
+		Field{&corev1.Secret{}, RunSecretUses, runSecretUses},
+	)
+}
+
+// runSecretUses is the RunSecretUses index function: the HostedSecret UIDs a run Secret
+// holds; nothing for another Secret.
+func runSecretUses(o client.Object) []string {
+	if o.GetLabels()[hubv1alpha1.LabelRunFor] == "" {
+		return nil
+	}
+	var uids []string
+	for _, u := range delivery.ParseUsed(o.GetAnnotations()[hubv1alpha1.AnnotationRunHostedSecrets]) {
+		uids = append(uids, string(u.UID))
+	}
+	return uids
+}
+
+// RecordFields are the field indexes of Podium's records (Datasets, Leaderboards,
+// HostedSecrets, LeaderboardRows), the list tests give a fake client (WithIndex), so
+// that a test cannot index a record differently from the operator.
+func RecordFields() []Field {
 	byUID := func(o client.Object) []string { return []string{hubv1alpha1.ID(o)} }
 	return []Field{
 		{&hubv1alpha1.Dataset{}, UID, byUID},
@@ -60,13 +95,13 @@ func Fields() []Field {
 
 // Register adds Fields to the manager's cache.
 func Register(ctx context.Context, mgr manager.Manager) error {
-	return RegisterOn(ctx, mgr.GetFieldIndexer())
+	return RegisterOn(ctx, mgr.GetFieldIndexer(), Fields())
 }
 
-// RegisterOn adds Fields to a cache (the manager's, or a cache built alone, as the
-// operator's memory benchmark does).
-func RegisterOn(ctx context.Context, fi client.FieldIndexer) error {
-	for _, f := range Fields() {
+// RegisterOn adds fields to a cache (the manager's, or a cache of Podium's records
+// built alone with RecordFields, as the operator's memory benchmark does).
+func RegisterOn(ctx context.Context, fi client.FieldIndexer, fields []Field) error {
+	for _, f := range fields {
 		if err := fi.IndexField(ctx, f.Object, f.Name, f.Values); err != nil {
 			return err
 		}

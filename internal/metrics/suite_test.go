@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -38,6 +37,7 @@ var (
 	ctx       context.Context
 	cancel    context.CancelFunc
 	op        *testenv.Operator
+	suite     *testenv.Suite
 	// metricsURL serves controller-runtime's registry as the manager's /metrics
 	// endpoint does (promhttp over the same registry): the in-process test operator
 	// binds no metrics port of its own.
@@ -55,19 +55,15 @@ var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
 	var err error
-	testEnv, cfg, err = testenv.Start()
+	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{
+		ClusterRoles: []*rbacv1.ClusterRole{{
+			ObjectMeta: metav1.ObjectMeta{Name: "test-run-submitter"},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "create"}}},
+		}},
+		Operator: true, Delivery: true,
+	})
 	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
-	Expect(k8sClient.Create(ctx, &rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-run-submitter"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "create"}}},
-	})).To(Succeed())
-	op, err = testenv.StartOperatorWithDelivery(ctx, cfg, 0)
-	Expect(err).NotTo(HaveOccurred())
+	testEnv, cfg, k8sClient, clientset, op = suite.Env, suite.Config, suite.Client, suite.Clientset, suite.Operator
 	srv := httptest.NewServer(promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
 	DeferCleanup(srv.Close)
 	metricsURL = srv.URL + "/metrics"
@@ -77,12 +73,7 @@ var _ = AfterSuite(func() {
 	if cancel != nil {
 		cancel()
 	}
-	if op != nil {
-		<-op.Done
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	Expect(suite.Stop()).To(Succeed())
 })
 
 // scrape reads /metrics as Prometheus does (the text format) and returns its families

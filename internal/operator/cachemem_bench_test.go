@@ -235,7 +235,7 @@ func fullCache(tb testing.TB, lb *hubv1alpha1.Leaderboard, rows [][]byte) (cache
 		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := index.RegisterOn(ctx, c); err != nil {
+	if err := index.RegisterOn(ctx, c, index.RecordFields()); err != nil {
 		tb.Fatal(err)
 	}
 	reg := ranking.NewRegistry()

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -64,15 +65,14 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 	if d.RunSecretOrphanGrace <= 0 {
 		d.RunSecretOrphanGrace = DefaultRunSecretOrphanGrace
 	}
-	lc := c.Secrets
-	resolver := &delivery.Resolver{Cache: mgr.GetClient(), API: mgr.GetAPIReader(), Config: c.Preflight, Place: lc.Place}
+	resolver := &delivery.Resolver{Cache: mgr.GetClient(), API: mgr.GetAPIReader(), Config: c.Preflight, Place: c.Secrets.Place}
 	cleanup := &controllers.RunSecretReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		MaxAge: d.RunSecretMaxAge, OrphanGrace: d.RunSecretOrphanGrace,
 		Events:  mgr.GetEventRecorder("podium-runsecret"),
 		Reissue: resolver.Reissue,
 	}
-	if err := cleanup.SetupWithManager(context.Background(), mgr); err != nil {
+	if err := cleanup.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the run Secret controller: %w", err)
 	}
 	if d.WebhookAddr == "" && d.WebhookListener == nil {
@@ -80,6 +80,24 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 	}
 
 	log := mgr.GetLogger().WithName("delivery")
+	mux, err := webhookHandler(mgr, c, resolver, log)
+	if err != nil {
+		return err
+	}
+	getCert, err := webhookCertificate(mgr, d, c)
+	if err != nil {
+		return err
+	}
+	c.Certificate = certificateOf(getCert)
+	return mgr.Add(&servingcert.Server{
+		Addr: d.WebhookAddr, Listener: d.WebhookListener, Handler: mux, GetCertificate: getCert,
+		Log: log,
+	})
+}
+
+// webhookHandler is the admission webhook (the Injector, timed) at delivery.WebhookPath.
+func webhookHandler(mgr manager.Manager, c *components, resolver *delivery.Resolver, log logr.Logger) (*http.ServeMux, error) {
+	lc := c.Secrets
 	injector := &delivery.Injector{
 		Resolver: resolver,
 		Client:   mgr.GetClient(),
@@ -100,45 +118,39 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 		MetricsPath: delivery.WebhookPath,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle(delivery.WebhookPath, hook)
+	return mux, nil
+}
 
-	var getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error)
+// webhookCertificate is where the webhook's serving certificate comes from: files in
+// CertDir (cert-manager's, watched), else a certificate the operator issues and rotates
+// in CertSecret (servingcert.Rotator, which also writes the caBundle; the server is not
+// ready until it has one).
+func webhookCertificate(mgr manager.Manager, d DeliveryOptions, c *components) (func(*tls.ClientHelloInfo) (*tls.Certificate, error), error) {
 	if d.CertDir != "" {
 		w, err := certwatcher.New(filepath.Join(d.CertDir, "tls.crt"), filepath.Join(d.CertDir, "tls.key"))
 		if err != nil {
-			return fmt.Errorf("reading the webhook certificate from %s: %w", d.CertDir, err)
+			return nil, fmt.Errorf("reading the webhook certificate from %s: %w", d.CertDir, err)
 		}
-		if err := mgr.Add(w); err != nil {
-			return err
-		}
-		getCert = w.GetCertificate
-	} else {
-		if d.CertSecret.Name == "" || d.CertSecret.Namespace == "" {
-			return errors.New("the webhook certificate Secret needs a namespace and a name")
-		}
-		if d.WebhookConfiguration == "" {
-			d.WebhookConfiguration = DefaultWebhookConfiguration
-		}
-		rot := &servingcert.Rotator{
-			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
-			Secret: d.CertSecret, DNSNames: d.DNSNames, WebhookConfiguration: d.WebhookConfiguration,
-			Log: mgr.GetLogger().WithName("servingcert"),
-		}
-		if err := mgr.Add(rot); err != nil {
-			return err
-		}
-		getCert = rot.GetCertificate
-		c.Ready = append(c.Ready, func() bool {
-			_, err := rot.GetCertificate(nil)
-			return err == nil
-		})
+		return w.GetCertificate, mgr.Add(w)
 	}
-	c.Certificate = certificateOf(getCert)
-	return mgr.Add(&servingcert.Server{
-		Addr: d.WebhookAddr, Listener: d.WebhookListener, Handler: mux, GetCertificate: getCert,
-		Log: log,
+	if d.CertSecret.Name == "" || d.CertSecret.Namespace == "" {
+		return nil, errors.New("the webhook certificate Secret needs a namespace and a name")
+	}
+	if d.WebhookConfiguration == "" {
+		d.WebhookConfiguration = DefaultWebhookConfiguration
+	}
+	rot := &servingcert.Rotator{
+		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
+		Secret: d.CertSecret, DNSNames: d.DNSNames, WebhookConfiguration: d.WebhookConfiguration,
+		Log: mgr.GetLogger().WithName("servingcert"),
+	}
+	c.Ready = append(c.Ready, func() bool {
+		_, err := rot.GetCertificate(nil)
+		return err == nil
 	})
+	return rot.GetCertificate, mgr.Add(rot)
 }

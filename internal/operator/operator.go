@@ -29,7 +29,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/index"
-	"podium.dev/podium/internal/preflight"
+	"podium.dev/podium/internal/providers"
 	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/secrets"
@@ -158,7 +158,7 @@ type components struct {
 	// by the HTTP server (http.go).
 	Routes map[string]http.Handler
 	// Preflight is the provider table and the reserved names (secrets.go).
-	Preflight *preflight.Config
+	Preflight *providers.Config
 	// Secrets moves hosted secrets between states (secrets.go).
 	Secrets *secrets.Lifecycle
 	// Ready are extra readiness checks of the HTTP server's /readyz.

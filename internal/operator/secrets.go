@@ -1,44 +1,28 @@
 package operator
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/controllers"
-	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/preflight"
+	"podium.dev/podium/internal/providers"
 	"podium.dev/podium/internal/secrets"
 	"podium.dev/podium/internal/secretsapi"
 )
 
 // setupSecrets registers the HostedSecret controller and mounts /v1/secrets and
 // /v1/secrets/preflight. Organizations are found by org_id through a UID index of the
-// (small, cluster-wide) Namespace cache; secrets by slot through a field index.
+// (small, cluster-wide) Namespace cache; secrets by slot through a field index (both
+// registered by package index).
 func setupSecrets(mgr manager.Manager, o Options, c *components) error {
-	ctx := context.Background()
-	fi := mgr.GetFieldIndexer()
-	if err := fi.IndexField(ctx, &corev1.Namespace{}, index.UID, func(o client.Object) []string {
-		return []string{string(o.GetUID())}
-	}); err != nil {
-		return fmt.Errorf("indexing namespaces by UID: %w", err)
-	}
-	if err := fi.IndexField(ctx, &hubv1alpha1.HostedSecret{}, secrets.SlotIndex, func(o client.Object) []string {
-		return []string{secrets.SlotIndexValue(o.(*hubv1alpha1.HostedSecret))}
-	}); err != nil {
-		return fmt.Errorf("indexing hosted secrets by slot: %w", err)
-	}
-
 	if errs := validation.IsDNS1123Label(valueNamespace(o)); len(errs) > 0 {
 		return fmt.Errorf("the secret value namespace %q is not a namespace name: %s", valueNamespace(o), strings.Join(errs, "; "))
 	}
-	pcfg, err := preflight.LoadConfig(o.PreflightConfig)
+	pcfg, err := providers.LoadConfig(o.PreflightConfig)
 	if err != nil {
 		return err
 	}

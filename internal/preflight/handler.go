@@ -4,23 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	kjson "sigs.k8s.io/json"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/dsversion"
-	"podium.dev/podium/internal/jsontype"
+	"podium.dev/podium/internal/providers"
 	"podium.dev/podium/internal/secrets"
 )
 
@@ -89,7 +84,7 @@ type datasetRef struct {
 // Handler serves POST /v1/secrets/preflight. It reads HostedSecret metadata and Datasets
 // from the manager's cache; it never reads a Secret.
 type Handler struct {
-	Config   *Config
+	Config   *providers.Config
 	Cache    client.Reader
 	Reviewer authn.Reviewer
 	Log      logr.Logger
@@ -125,172 +120,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.Tasks, in.Problems = tasks, append(in.Problems, problems...)
-	res := h.Config.Evaluate(in)
+	res := Evaluate(h.Config, in)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	_ = json.NewEncoder(w).Encode(res)
-}
-
-// validate checks every field the check reads and names the first failing ones.
-func validate(req request, caller *authn.Caller) (Input, []datasetRef, error) {
-	if len(req.Config) == 0 || string(req.Config) == "null" {
-		return Input{}, nil, apierr.BadRequest("config", "is required")
-	}
-	var rc runConfig
-	if err := json.Unmarshal(req.Config, &rc); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return Input{}, nil, apierr.BadRequest("config."+te.Field, "must be of type %s", jsontype.Of(te.Type))
-		}
-		return Input{}, nil, apierr.BadRequest("config", "must be an object")
-	}
-	// Keys are case-sensitive, as everywhere in the API: encoding/json matched
-	// "Agents" or "MODEL_NAME" to the fields above; a case-sensitive decode must agree.
-	var exact runConfig
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(req.Config, &exact); err != nil || !reflect.DeepEqual(exact, rc) {
-		return Input{}, nil, apierr.BadRequest("config", "a key of config differs from agents, datasets, tasks, name, import_path, model_name, secrets, dataset, ref or version only in letter case (keys are case-sensitive)")
-	}
-	var errs []apierr.FieldError
-	add := func(field, msg string) { errs = append(errs, apierr.FieldError{Field: field, Message: msg}) }
-
-	in := Input{Declared: map[string]bool{}}
-	switch {
-	case req.Organization != nil:
-		in.Organization = *req.Organization
-		if msgs := validation.IsDNS1123Label(in.Organization); len(msgs) > 0 {
-			add("organization", "must be an organization (namespace) name: "+strings.Join(msgs, "; "))
-		}
-	case caller.ServiceAccountNamespace != "":
-		in.Organization = caller.ServiceAccountNamespace
-	default:
-		return Input{}, nil, apierr.BadRequest("organization", "is required: the caller is not a ServiceAccount, so it has no default organization")
-	}
-
-	if len(req.DeclaredEnvVars) > MaxDeclared {
-		add("declared_env_vars", fmt.Sprintf("must have at most %d items", MaxDeclared))
-	}
-	for i, v := range req.DeclaredEnvVars {
-		if !envNameRe.MatchString(v) {
-			add("declared_env_vars["+strconv.Itoa(i)+"]", "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)")
-		}
-		in.Declared[v] = true
-	}
-
-	if len(rc.Agents) > MaxAgents {
-		add("config.agents", fmt.Sprintf("must have at most %d items", MaxAgents))
-	}
-	for i, a := range rc.Agents {
-		f := "config.agents[" + strconv.Itoa(i) + "]"
-		if a == nil {
-			add(f, "must be an object with a name (or an import_path)")
-			continue
-		}
-		ag := Agent{Secrets: a.Secrets}
-		switch {
-		case a.Name != nil:
-			ag.Name = *a.Name
-			if ag.Name == "" || len(ag.Name) > maxNameChars {
-				add(f+".name", fmt.Sprintf("must be 1 to %d characters", maxNameChars))
-			}
-		case a.ImportPath != nil:
-			ag.Name = *a.ImportPath
-			if ag.Name == "" || len(ag.Name) > maxNameChars {
-				add(f+".import_path", fmt.Sprintf("must be 1 to %d characters", maxNameChars))
-			}
-		default:
-			add(f+".name", "is required (or an import_path): the agent this entry configures")
-		}
-		if a.ModelName != nil {
-			ag.ModelName = *a.ModelName
-			if ag.ModelName == "" || len(ag.ModelName) > maxNameChars {
-				add(f+".model_name", fmt.Sprintf("must be 1 to %d characters when given (leave it out for an agent without a model)", maxNameChars))
-			}
-		}
-		if len(a.Secrets) > MaxSecretsPerAgent {
-			add(f+".secrets", fmt.Sprintf("must have at most %d items", MaxSecretsPerAgent))
-		}
-		for j, s := range a.Secrets {
-			if !envNameRe.MatchString(s) {
-				add(f+".secrets["+strconv.Itoa(j)+"]", "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)")
-			}
-		}
-		in.Agents = append(in.Agents, ag)
-	}
-
-	if len(rc.Datasets) > MaxDatasets {
-		add("config.datasets", fmt.Sprintf("must have at most %d items", MaxDatasets))
-	}
-	var refs []datasetRef
-	for i, d := range rc.Datasets {
-		f := "config.datasets[" + strconv.Itoa(i) + "]"
-		ref := datasetRef{Field: f}
-		if d.Name == nil {
-			add(f+".name", "is required: <org>/<dataset>")
-		} else {
-			ref.Namespace, ref.Name = datasetSlug(*d.Name, f+".name", add)
-		}
-		ref.Version, ref.VersionField = versionOf(d.Ref, d.Version, f, add)
-		refs = append(refs, ref)
-	}
-	if len(rc.Tasks) > MaxTasks {
-		add("config.tasks", fmt.Sprintf("must have at most %d items", MaxTasks))
-	}
-	for i, t := range rc.Tasks {
-		f := "config.tasks[" + strconv.Itoa(i) + "]"
-		switch {
-		case t == nil:
-			add(f, "must be an object")
-			continue
-		case t.Dataset == nil:
-			// A task from a path or a repository: nothing Podium can look into.
-			in.Notes = append(in.Notes, Warning{f, "not a task of a dataset (no dataset given); its requirements were not checked"})
-			continue
-		case t.Name == nil || *t.Name == "" || len(*t.Name) > maxNameChars:
-			add(f+".name", fmt.Sprintf("is required with dataset: the task's name (1 to %d characters)", maxNameChars))
-		}
-		ref := datasetRef{Field: f}
-		ref.Namespace, ref.Name = datasetSlug(*t.Dataset, f+".dataset", add)
-		ref.Version, ref.VersionField = versionOf(t.Ref, t.Version, f, add)
-		if t.Name != nil {
-			ref.Task = *t.Name
-		}
-		refs = append(refs, ref)
-	}
-	if len(errs) > 0 {
-		return Input{}, nil, apierr.Invalid(errs...)
-	}
-	return in, refs, nil
-}
-
-// datasetSlug checks "<org>/<dataset>" and splits it.
-func datasetSlug(slug, field string, add func(field, msg string)) (ns, name string) {
-	ns, name, ok := strings.Cut(slug, "/")
-	if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
-		add(field, "must be <org>/<dataset>")
-	}
-	return ns, name
-}
-
-// versionOf is the version a dataset or task entry names: ref (preferred) or its older
-// name version, else latest. Both given and different is an error, not a choice.
-func versionOf(ref, version *string, field string, add func(field, msg string)) (string, string) {
-	check := func(v *string, name string) string {
-		if *v == "" || len(*v) > 128 {
-			add(field+"."+name, "must be latest, a version tag or a version id (1 to 128 characters)")
-		}
-		return *v
-	}
-	switch {
-	case ref != nil && version != nil && *ref != *version:
-		add(field+".version", "names another version than ref; give one of them (ref is preferred)")
-		return check(ref, "ref"), field + ".ref"
-	case ref != nil:
-		return check(ref, "ref"), field + ".ref"
-	case version != nil:
-		return check(version, "version"), field + ".version"
-	}
-	return "latest", field
 }
 
 // authorize lets members (who may store secrets) and listers of the org's secrets check.

@@ -1,10 +1,17 @@
+// Package preflight is the advisory check of docs/secrets.md (Preflight): will every agent of a run
+// receive a credential its model can authenticate with, and can every environment
+// variable the run's tasks hard-require be supplied? The logic here is pure; the HTTP
+// handler gathers its inputs (HostedSecret metadata and Dataset versions from the cache,
+// never a value) and answers 200 for every well-formed request. The provider table and
+// the reserved names are package providers.
 package preflight
 
 import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
+
+	"podium.dev/podium/internal/providers"
 )
 
 // MaxSampleTasks bounds sample_tasks of a task requirement.
@@ -107,21 +114,11 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
-// ProviderOf is the part of a model name before the first "/", lower-cased; "" when
-// the name has no "/".
-func ProviderOf(model string) string {
-	p, _, ok := strings.Cut(model, "/")
-	if !ok {
-		return ""
-	}
-	return strings.ToLower(strings.TrimSpace(p))
-}
-
 // Evaluate checks a run. Per agent, a name counts only when the agent lists it AND it
 // resolves to an active secret or a declared name AND it is not reserved (a reserved
 // name is never exported into a trial). A task requirement is met when it is configured
 // AND supplyable (not reserved).
-func (c *Config) Evaluate(in Input) Result {
+func Evaluate(c *providers.Config, in Input) Result {
 	res := Result{
 		OK:                true,
 		Organization:      in.Organization,
@@ -136,14 +133,14 @@ func (c *Config) Evaluate(in Input) Result {
 
 	seenProvider := map[string]bool{}
 	for i, a := range in.Agents {
-		req := c.agent(a, usable)
+		req := agent(c, a, usable)
 		if !req.Configured {
 			res.OK = false
 		}
 		res.AgentRequirements = append(res.AgentRequirements, req)
 		res.Agents = append(res.Agents, LegacyAgent{Agent: req.Agent, Model: req.Model, Satisfied: req.Configured, Missing: req.MissingAnyOf})
 		field := "config.agents[" + strconv.Itoa(i) + "].model_name"
-		provider := ProviderOf(a.ModelName)
+		provider := providers.ProviderOf(a.ModelName)
 		switch {
 		case a.ModelName != "" && provider == "":
 			res.Warnings = append(res.Warnings, Warning{field, "has no provider prefix (<provider>/<model>); no credential was checked for it"})
@@ -160,7 +157,7 @@ func (c *Config) Evaluate(in Input) Result {
 		}
 	}
 
-	res.TaskRequirements = c.tasks(in.Tasks, known)
+	res.TaskRequirements = taskRequirements(c, in.Tasks, known)
 	for _, t := range res.TaskRequirements {
 		if !t.Configured || !t.Supplyable {
 			res.OK = false
@@ -174,12 +171,12 @@ func (c *Config) Evaluate(in Input) Result {
 	return res
 }
 
-func (c *Config) agent(a Agent, usable func(string) bool) AgentRequirement {
+func agent(c *providers.Config, a Agent, usable func(string) bool) AgentRequirement {
 	req := AgentRequirement{Agent: a.Name, Configured: true, MissingEnvVars: []string{}, MissingAnyOf: [][]string{}}
 	if a.ModelName != "" {
 		req.Model = &a.ModelName
 	}
-	provider := ProviderOf(a.ModelName)
+	provider := providers.ProviderOf(a.ModelName)
 	if provider != "" {
 		req.Provider = &provider
 	}
@@ -219,7 +216,7 @@ func (c *Config) agent(a Agent, usable func(string) bool) AgentRequirement {
 	return req
 }
 
-func (c *Config) tasks(envs []TaskEnv, known func(string) bool) []TaskRequirement {
+func taskRequirements(c *providers.Config, envs []TaskEnv, known func(string) bool) []TaskRequirement {
 	type key struct{ env, phase string }
 	tasks := map[key]map[string]bool{}
 	for _, t := range envs {

@@ -2,13 +2,12 @@ package preflight
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/providers"
 )
 
 func set(names ...string) map[string]bool {
@@ -17,84 +16,6 @@ func set(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
-}
-
-func TestShippedConfigIsTheDefault(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "config", "preflight", "preflight.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	shipped, err := ParseConfig(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(Defaults(), shipped); diff != "" {
-		t.Errorf("config/preflight/preflight.yaml differs from the built-in defaults (-want +got):\n%s", diff)
-	}
-}
-
-func TestParseConfigRejects(t *testing.T) {
-	for name, in := range map[string]string{
-		"unknown key":         "providers: {}\nextra: 1\n",
-		"upper-case":          "providers: {Anthropic: [ANTHROPIC_API_KEY]}\n",
-		"empty provider":      "providers: {anthropic: []}\n",
-		"bad env var":         "providers: {anthropic: [\"ANTHROPIC API KEY\"]}\n",
-		"empty reserved":      "reserved: {names: [\"\"]}\n",
-		"reserved not list":   "reserved: {names: PATH}\n",
-		"providers not a map": "providers: [anthropic]\n",
-	} {
-		t.Run(name, func(t *testing.T) {
-			if _, err := ParseConfig([]byte(in)); err == nil {
-				t.Errorf("ParseConfig(%q) = nil error, want one", in)
-			}
-		})
-	}
-}
-
-func TestLoadConfig(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "preflight.yaml")
-	if err := os.WriteFile(path, []byte("providers:\n  acme: [ACME_KEY]\nreserved:\n  names: [SECRET_SAUCE]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := LoadConfig(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &Config{Providers: map[string][]string{"acme": {"ACME_KEY"}}, Reserved: Reserved{Names: []string{"SECRET_SAUCE"}}}
-	if diff := cmp.Diff(want, c); diff != "" {
-		t.Errorf("LoadConfig (-want +got):\n%s", diff)
-	}
-	if _, err := LoadConfig(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
-		t.Error("LoadConfig of a missing file: nil error")
-	}
-}
-
-func TestIsReserved(t *testing.T) {
-	c := Defaults()
-	for name, want := range map[string]bool{
-		"PATH": true, "path": true, "LD_PRELOAD": true,
-		"MODAL_TOKEN": true, "MODAL_TOKEN_ID": true, "SUPABASE_URL": true, "HOSTED_PODIUM_KEY": true, "GCP_PROJECT": true,
-		"HTTPS_PROXY": true, "http_proxy": true, "NO_PROXY": true,
-		"MODAL": false, "PATHS": false, "ANTHROPIC_API_KEY": false, "PROXY_HOST": false, "GITHUB_TOKEN": false, "HOSTED_KEY": false,
-	} {
-		if got := c.IsReserved(name); got != want {
-			t.Errorf("IsReserved(%q) = %v, want %v", name, got, want)
-		}
-	}
-}
-
-func TestProviderOf(t *testing.T) {
-	for in, want := range map[string]string{
-		"anthropic/claude-sonnet-4": "anthropic",
-		"OpenAI/gpt-5":              "openai",
-		"openrouter/meta/llama":     "openrouter",
-		"gpt-5":                     "",
-		"":                          "",
-	} {
-		if got := ProviderOf(in); got != want {
-			t.Errorf("ProviderOf(%q) = %q, want %q", in, got, want)
-		}
-	}
 }
 
 // req is the AgentRequirement of an agent: model and provider "" stand for null, each
@@ -115,7 +36,7 @@ func req(agent, model, provider string, configured bool, missing ...[]string) Ag
 }
 
 func TestEvaluate(t *testing.T) {
-	c := Defaults()
+	c := providers.Defaults()
 	claude := func(secrets ...string) Agent {
 		return Agent{Name: "claude-code", ModelName: "anthropic/claude-sonnet-4", Secrets: secrets}
 	}
@@ -277,7 +198,7 @@ func TestEvaluate(t *testing.T) {
 			for _, r := range want.AgentRequirements {
 				want.Agents = append(want.Agents, LegacyAgent{Agent: r.Agent, Model: r.Model, Satisfied: r.Configured, Missing: r.MissingAnyOf})
 			}
-			if diff := cmp.Diff(want, c.Evaluate(tc.in)); diff != "" {
+			if diff := cmp.Diff(want, Evaluate(c, tc.in)); diff != "" {
 				t.Errorf("Evaluate (-want +got):\n%s", diff)
 			}
 		})
@@ -297,7 +218,7 @@ func TestTaskEnvs(t *testing.T) {
 
 // BenchmarkEvaluate checks 10 agents against 50 active secrets and 2,000 tasks' needs.
 func BenchmarkEvaluate(b *testing.B) {
-	c := Defaults()
+	c := providers.Defaults()
 	in := Input{Active: map[string]bool{}, Declared: set("EXTRA")}
 	for i := range 50 {
 		in.Active[fmt.Sprintf("KEY_%d", i)] = true
@@ -311,6 +232,6 @@ func BenchmarkEvaluate(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		c.Evaluate(in)
+		Evaluate(c, in)
 	}
 }

@@ -44,6 +44,11 @@ func TestValidate(t *testing.T) {
 		{"bad names everywhere", `{"config": {"agents": [{"name": "a", "secrets": ["OK", "not ok"]}], "datasets": [{"version": "1"}, {"name": "nodash"}, {"name": "a/b", "version": ""}]}, "declared_env_vars": ["9X"]}`,
 			sa, http.StatusUnprocessableEntity, []string{"declared_env_vars[0]", "config.agents[0].secrets[1]", "config.datasets[0].name", "config.datasets[1].name", "config.datasets[2].version"}},
 		{"too many agents", `{"config": {"agents": [` + strings.Repeat(`{"name":"a"},`, MaxAgents) + `{"name":"a"}]}}`, sa, http.StatusUnprocessableEntity, []string{"config.agents"}},
+		{"tasks: null, no name with a dataset, ref and version disagree, a local task", `{"config": {"tasks": [null, {"dataset": "a/b"}, {"dataset": "a/b", "name": "t", "ref": "1", "version": "2"}, {"path": "x"}]}}`,
+			sa, http.StatusUnprocessableEntity, []string{"config.tasks[0]", "config.tasks[1].name", "config.tasks[2].version"}},
+		{"too many declared names", `{"config": {}, "declared_env_vars": [` + strings.Repeat(`"A",`, MaxDeclared) + `"A"]}`, sa, http.StatusUnprocessableEntity, []string{"declared_env_vars"}},
+		{"too many secrets, bad import path", `{"config": {"agents": [{"import_path": "", "secrets": [` + strings.Repeat(`"A",`, MaxSecretsPerAgent) + `"A"]}]}}`,
+			sa, http.StatusUnprocessableEntity, []string{"config.agents[0].import_path", "config.agents[0].secrets"}},
 		{"long model name", `{"config": {"agents": [{"name": "a", "model_name": "` + strings.Repeat("m", 254) + `"}]}}`, sa, http.StatusUnprocessableEntity, []string{"config.agents[0].model_name"}},
 	}
 	for _, tc := range cases {

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -24,8 +22,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"podium.dev/podium/internal/controllermanager"
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -37,7 +33,7 @@ var (
 	ctx       context.Context
 	cancel    context.CancelFunc
 	op        *testenv.Operator
-	kcm       *controllermanager.Process
+	suite     *testenv.Suite
 )
 
 func TestRunPolicies(t *testing.T) {
@@ -50,64 +46,26 @@ var _ = BeforeSuite(func() {
 	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
-	var err error
-	testEnv, cfg, err = testenv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
-	for _, r := range []*rbacv1.ClusterRole{workloadsRole(), impersonatorRole(), changeOthersRole()} {
-		Expect(k8sClient.Create(ctx, r)).To(Succeed())
-	}
-
 	// The workload controllers as most clusters run them: each with its own
 	// ServiceAccount's credentials and bootstrap role, so their requests carry the user
 	// names the identity policy exempts.
-	kcm, err = startWorkloadControllers()
+	var err error
+	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{
+		ClusterRoles: []*rbacv1.ClusterRole{workloadsRole(), impersonatorRole(), changeOthersRole()},
+		Workloads:    []string{"job-controller", "replicaset-controller", "deployment-controller"},
+		Output:       GinkgoWriter,
+		Operator:     true, Delivery: true,
+	})
 	Expect(err).NotTo(HaveOccurred())
-	op, err = testenv.StartOperatorWithDelivery(ctx, cfg, 0)
-	Expect(err).NotTo(HaveOccurred())
+	testEnv, cfg, k8sClient, clientset, op = suite.Env, suite.Config, suite.Client, suite.Clientset, suite.Operator
 })
 
 var _ = AfterSuite(func() {
 	if cancel != nil {
 		cancel()
 	}
-	if op != nil {
-		<-op.Done
-	}
-	if kcm != nil {
-		kcm.Stop()
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	Expect(suite.Stop()).To(Succeed())
 })
-
-func startWorkloadControllers() (*controllermanager.Process, error) {
-	admin, err := testEnv.AddUser(envtest.User{Name: "kube-controller-manager", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		return nil, err
-	}
-	dir := GinkgoT().TempDir()
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		return nil, err
-	}
-	return controllermanager.Start(ctx, controllermanager.Options{
-		Binary:                    controllermanager.BinaryIn(testEnv.BinaryAssetsDirectory),
-		Kubeconfig:                kubeconfig,
-		Controllers:               []string{"job-controller", "replicaset-controller", "deployment-controller"},
-		ServiceAccountCredentials: true,
-		Output:                    GinkgoWriter,
-	})
-}
 
 // workloadsRole lets a person create and change Pods and every pod-template kind: the
 // sample run-submitter role (config/samples/serviceaccount_demo.yaml) widened to every

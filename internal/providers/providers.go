@@ -1,9 +1,8 @@
-// Package preflight is the advisory check of docs/secrets.md (Preflight): will every agent of a run
-// receive a credential its model can authenticate with, and can every environment
-// variable the run's tasks hard-require be supplied? The logic here is pure; the HTTP
-// handler gathers its inputs (HostedSecret metadata and Dataset versions from the cache,
-// never a value) and answers 200 for every well-formed request.
-package preflight
+// Package providers is the provider table and the reserved names of docs/secrets.md
+// (Preflight): which environment variables authenticate a model's provider, and which
+// names are never exported into a trial's environment. The preflight check and the
+// delivery webhook both read it; it imports nothing of Podium's.
+package providers
 
 import (
 	_ "embed"
@@ -39,11 +38,16 @@ var (
 	envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 )
 
+// IsEnvVarName says whether s is an environment variable name as the provider table and
+// the preflight request accept it: [A-Za-z_][A-Za-z0-9_]*, at most 128 characters
+// (tasks may require lower-case names such as http_proxy).
+func IsEnvVarName(s string) bool { return envNameRe.MatchString(s) }
+
 // Defaults returns the built-in configuration (docs/secrets.md, Preflight).
 func Defaults() *Config {
 	c, err := ParseConfig(defaultsYAML)
 	if err != nil {
-		panic(fmt.Sprintf("the built-in preflight defaults are invalid: %v", err))
+		panic(fmt.Sprintf("the built-in provider table is invalid: %v", err))
 	}
 	return c
 }
@@ -122,4 +126,14 @@ func (c *Config) ProviderEnvVars(provider string) []string {
 		return nil
 	}
 	return append([]string(nil), vars...)
+}
+
+// ProviderOf is the part of a model name before the first "/", lower-cased; "" when
+// the name has no "/".
+func ProviderOf(model string) string {
+	p, _, ok := strings.Cut(model, "/")
+	if !ok {
+		return ""
+	}
+	return strings.ToLower(strings.TrimSpace(p))
 }

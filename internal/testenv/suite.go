@@ -1,0 +1,117 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"podium.dev/podium/internal/controllermanager"
+	"podium.dev/podium/internal/scheme"
+)
+
+// SuiteOptions say what a suite runs beside the control plane.
+type SuiteOptions struct {
+	// ClusterRoles are created after the org roles and before anything else starts.
+	ClusterRoles []*rbacv1.ClusterRole
+	// Workloads are kube-controller-manager controllers to run, each as its own
+	// ServiceAccount (WorkloadControllers for all of them; nil for none). Their log goes
+	// to Output.
+	Workloads []string
+	Output    io.Writer
+	// Operator starts Podium's operator: with the delivery webhook when Delivery is set
+	// (OrphanGrace: StartOperatorWithDelivery's orphanGrace).
+	Operator    bool
+	Delivery    bool
+	OrphanGrace time.Duration
+}
+
+// Suite is what StartSuite started: the control plane (Start) with Podium's org roles
+// applied, clients acting as its admin, and what SuiteOptions asked for. The suites of
+// the packages that run Podium against a real control plane share it instead of each
+// copying the set-up.
+type Suite struct {
+	Env       *envtest.Environment
+	Config    *rest.Config
+	Client    client.Client
+	Clientset *kubernetes.Clientset
+	// Operator is nil unless SuiteOptions.Operator; Workloads unless SuiteOptions.Workloads.
+	Operator  *Operator
+	Workloads *controllermanager.Process
+	cancel    context.CancelFunc
+}
+
+// StartSuite starts a Suite. The operator and the controllers run until Stop (or ctx
+// ends). On an error, what was started is stopped, and the partial suite is returned
+// with it so that a test's clean-up may still call Stop.
+func StartSuite(ctx context.Context, o SuiteOptions) (*Suite, error) {
+	s := &Suite{}
+	ctx, s.cancel = context.WithCancel(ctx)
+	err := s.start(ctx, o)
+	if err != nil {
+		err = errors.Join(err, s.Stop())
+	}
+	return s, err
+}
+
+func (s *Suite) start(ctx context.Context, o SuiteOptions) error {
+	var err error
+	if s.Env, s.Config, err = Start(); err != nil {
+		return err
+	}
+	if s.Client, err = client.New(s.Config, client.Options{Scheme: scheme.Scheme}); err != nil {
+		return err
+	}
+	if s.Clientset, err = kubernetes.NewForConfig(s.Config); err != nil {
+		return err
+	}
+	if err := ApplyOrgRoles(ctx, s.Clientset); err != nil {
+		return err
+	}
+	for _, r := range o.ClusterRoles {
+		if err := s.Client.Create(ctx, r); err != nil {
+			return err
+		}
+	}
+	if len(o.Workloads) > 0 {
+		if s.Workloads, err = startControllerManager(ctx, s.Env, o.Output, controllermanager.Options{
+			Controllers: o.Workloads, ServiceAccountCredentials: true,
+		}); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.Operator && o.Delivery:
+		s.Operator, err = StartOperatorWithDelivery(ctx, s.Config, o.OrphanGrace)
+	case o.Operator:
+		s.Operator, err = StartOperator(ctx, s.Config)
+	}
+	return err
+}
+
+// Stop stops the operator (waiting until its manager has returned), the controllers and
+// the control plane, in that order.
+func (s *Suite) Stop() error {
+	if s == nil {
+		return nil
+	}
+	if s.cancel != nil {
+		s.cancel()
+	}
+	if s.Operator != nil {
+		<-s.Operator.Done
+	}
+	if s.Workloads != nil {
+		s.Workloads.Stop()
+	}
+	if s.Env != nil {
+		return s.Env.Stop()
+	}
+	return nil
+}
