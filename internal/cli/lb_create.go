@@ -57,13 +57,7 @@ func (o *createOptions) Validate() error {
 			return usagef("%s (or give --config)", err.Error())
 		}
 	}
-	if err := validVisibility(o.over.Visibility); err != nil {
-		return err
-	}
-	if o.over.VersionFlags {
-		return validVersionIDs(o.over.IDs)
-	}
-	return nil
+	return validDefinition(o.over.DefinitionFlags)
 }
 
 func (o *createOptions) Run(ctx context.Context) error {
@@ -99,17 +93,16 @@ func (o *createOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// validVisibility refuses a --visibility other than public or private (or none).
-func validVisibility(v string) error {
-	if v != "" && v != "public" && v != "private" {
+// validDefinition refuses a --visibility other than public or private (or none) and a
+// --dataset-version-id that is not a UUID.
+func validDefinition(d hub.DefinitionFlags) error {
+	if v := d.Visibility; v != "" && v != "public" && v != "private" {
 		return usagef("--visibility must be public or private, not %q", v)
 	}
-	return nil
-}
-
-// validVersionIDs refuses a --dataset-version-id that is not a UUID.
-func validVersionIDs(ids []string) error {
-	for _, id := range ids {
+	if !d.VersionFlags {
+		return nil
+	}
+	for _, id := range d.IDs {
 		if !hubv1alpha1.IsUUID(id) {
 			return usagef("--dataset-version-id %q is not a UUID", id)
 		}

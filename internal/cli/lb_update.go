@@ -46,7 +46,7 @@ func (a *app) updateCmd() *cobra.Command {
 func (o *updateOptions) Complete(c *cobra.Command, args []string) error {
 	o.arg = args[0]
 	f := c.Flags()
-	o.req = hub.UpdateRequest{DryRun: o.dryRun, Visibility: o.visibility}
+	o.req = hub.UpdateRequest{DryRun: o.dryRun, DefinitionFlags: hub.DefinitionFlags{Visibility: o.visibility}}
 	if f.Changed("title") {
 		o.req.Title = &o.title
 	}
@@ -60,13 +60,8 @@ func (o *updateOptions) Complete(c *cobra.Command, args []string) error {
 }
 
 func (o *updateOptions) Validate() error {
-	if err := validVisibility(o.visibility); err != nil {
+	if err := validDefinition(o.req.DefinitionFlags); err != nil {
 		return err
-	}
-	if o.req.VersionFlags {
-		if err := validVersionIDs(o.ids); err != nil {
-			return err
-		}
 	}
 	definition := o.config != "" || o.req.Title != nil || o.req.Description != nil || o.visibility != "" || o.req.VersionFlags
 	if o.dryRun && (!definition || o.rowsFile == "") {
