@@ -51,11 +51,8 @@ type LeaderboardReconciler struct {
 // Reconcile records the board's identity, labels it with its id and writes its status.
 func (r *LeaderboardReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	lb := &hubv1alpha1.Leaderboard{}
-	if err := r.Get(ctx, req.NamespacedName, lb); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !lb.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // its rows go with it through their owner references
+	if ok, err := live(ctx, r, req, lb); !ok {
+		return ctrl.Result{}, err // a deleted board's rows go with it through their owner references
 	}
 	if err := r.ensureIdentity(ctx, lb); err != nil {
 		return ctrl.Result{}, err

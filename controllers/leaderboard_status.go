@@ -220,24 +220,20 @@ func ResolveVersionIDs(refs, ids *[]string, versions []hubv1alpha1.DatasetVersio
 		}
 	}
 	var missing []string
-	if refs != nil {
-		for i, ref := range *refs {
-			if v := dsversion.ByRef(ref, versions); v != nil {
+	resolve := func(field string, keys *[]string, find func(string, []hubv1alpha1.DatasetVersion) *hubv1alpha1.DatasetVersion) {
+		if keys == nil {
+			return
+		}
+		for i, k := range *keys {
+			if v := find(k, versions); v != nil {
 				add(v.ID)
 			} else {
-				missing = append(missing, fmt.Sprintf("datasetVersionRefs[%d] %q", i, ref))
+				missing = append(missing, fmt.Sprintf("%s[%d] %q", field, i, k))
 			}
 		}
 	}
-	if ids != nil {
-		for i, id := range *ids {
-			if v := dsversion.ByID(id, versions); v != nil {
-				add(v.ID)
-			} else {
-				missing = append(missing, fmt.Sprintf("datasetVersionIDs[%d] %q", i, id))
-			}
-		}
-	}
+	resolve("datasetVersionRefs", refs, dsversion.ByRef)
+	resolve("datasetVersionIDs", ids, dsversion.ByID)
 	if len(missing) > 0 {
 		return nil, &problem{hubv1alpha1.ReasonVersionNotFound, "no such dataset version: " + strings.Join(missing, ", ")}
 	}

@@ -54,11 +54,8 @@ type LeaderboardRowReconciler struct {
 // Reconcile adds the row's owner reference when missing and writes its status (Valid, id).
 func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	row := &hubv1alpha1.LeaderboardRow{}
-	if err := r.Get(ctx, req.NamespacedName, row); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !row.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+	if ok, err := live(ctx, r, req, row); !ok {
+		return ctrl.Result{}, err
 	}
 	lb := &hubv1alpha1.Leaderboard{}
 	if err := r.Get(ctx, types.NamespacedName{Namespace: row.Namespace, Name: row.Spec.Leaderboard}, lb); err != nil {
@@ -201,11 +198,7 @@ func (r *LeaderboardRowReconciler) rowsOfBoard(ctx context.Context, o client.Obj
 		ctrl.LoggerFrom(ctx).Error(err, "Listing the rows of a leaderboard", "leaderboard", client.ObjectKeyFromObject(o))
 		return nil
 	}
-	reqs := make([]reconcile.Request, len(rows.Items))
-	for i := range rows.Items {
-		reqs[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&rows.Items[i])}
-	}
-	return reqs
+	return requestsFor(rows.Items)
 }
 
 // schemasChanged passes a board's creation and deletion, and updates that change its

@@ -124,11 +124,7 @@ func (r *RunSecretReconciler) secretsUsing(ctx context.Context, hs *hubv1alpha1.
 		logf.FromContext(ctx).Error(err, "Listing the run Secrets of a revoked or deleted secret failed", "hostedSecret", client.ObjectKeyFromObject(hs))
 		return nil
 	}
-	reqs := make([]reconcile.Request, len(list.Items))
-	for i := range list.Items {
-		reqs[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}
-	}
-	return reqs
+	return requestsFor(list.Items)
 }
 
 // Reconcile decides the fate of one run Secret.

@@ -76,7 +76,6 @@ func (a *app) addJSON(c *cobra.Command) {
 }
 
 func (a *app) addListFlags(c *cobra.Command, quietWhat string) {
-	a.addJSON(c)
 	c.Flags().BoolVarP(&a.quiet, "quiet", "q", false, "print only "+quietWhat+", one per line")
 	c.Flags().BoolVar(&a.noHeaders, "no-headers", false, "omit table headers")
 }

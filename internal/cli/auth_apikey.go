@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/spf13/cobra"
 
@@ -14,69 +15,62 @@ import (
 // kubeconfig's user: a key acts as that user.
 
 func (a *app) apiKeyCmd() *cobra.Command {
-	c := &cobra.Command{Use: "api-key", Aliases: []string{"api-keys"}, Short: "Create, list and revoke your Podium API keys (for HTTP clients such as Harbor)",
-		Args: noArgs, RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
-	c.PersistentFlags().StringVar(&a.endpoint, "endpoint", "", "Podium's HTTP endpoint (default: PODIUM_ENDPOINT, else the one recorded by auth login)")
-	c.AddCommand(a.apiKeyCreateCmd(), a.apiKeyListCmd(), a.apiKeyRevokeCmd())
-	return c
+	return a.apiGroup(&cobra.Command{Use: "api-key", Aliases: []string{"api-keys"}, Short: "Create, list and revoke your Podium API keys (for HTTP clients such as Harbor)"},
+		a.apiKeyCreateCmd(), a.apiKeyListCmd(), a.apiKeyRevokeCmd())
 }
 
 // apiKeyCreateOptions are the inputs of `podium auth api-key create`.
 type apiKeyCreateOptions struct {
-	a    *app
+	*app
 	name string
 	days int
-	body secretswire.CreateAPIKey
+	// daysGiven is whether --expires-in-days was given (Complete).
+	daysGiven bool
 }
 
 func (a *app) apiKeyCreateCmd() *cobra.Command {
-	o := &apiKeyCreateOptions{a: a}
-	c := &cobra.Command{
+	o := &apiKeyCreateOptions{app: a}
+	c := a.verb(o, &cobra.Command{
 		Use:   "create [--name NAME] [--expires-in-days N]",
 		Short: "Create an API key that acts as you; it is printed once and never shown again",
 		Args:  noArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if err := o.Validate(c); err != nil {
-				return err
-			}
-			return o.Run(a.ctx(c))
-		},
-	}
+	})
 	c.Flags().StringVar(&o.name, "name", "", "a name to tell your keys apart")
 	c.Flags().IntVar(&o.days, "expires-in-days", 0, "the key stops working after this many days (1-366; default: never)")
-	a.addJSON(c)
 	return c
 }
 
+func (o *apiKeyCreateOptions) Complete(c *cobra.Command, _ []string) error {
+	o.daysGiven = c.Flags().Changed("expires-in-days")
+	return nil
+}
+
 // Validate checks the flags.
-func (o *apiKeyCreateOptions) Validate(c *cobra.Command) error {
-	if c.Flags().Changed("expires-in-days") {
-		if o.days < 1 || o.days > 366 {
-			return usagef("--expires-in-days must be 1 to 366")
-		}
-		o.body.ExpiresInDays = &o.days
-	}
-	if o.name != "" {
-		o.body.Name = &o.name
+func (o *apiKeyCreateOptions) Validate() error {
+	if o.daysGiven && (o.days < 1 || o.days > 366) {
+		return usagef("--expires-in-days must be 1 to 366")
 	}
 	return nil
 }
 
 // Run creates the key and prints it, once.
 func (o *apiKeyCreateOptions) Run(ctx context.Context) error {
-	api, _, err := o.a.api()
+	var body secretswire.CreateAPIKey
+	if o.daysGiven {
+		body.ExpiresInDays = &o.days
+	}
+	if o.name != "" {
+		body.Name = &o.name
+	}
+	out, err := call[secretswire.APIKeyCreated](ctx, o.app, http.MethodPost, "/v1/api-keys", func(*string) (url.Values, any) { return nil, body })
 	if err != nil {
 		return err
 	}
-	var out secretswire.APIKeyCreated
-	if err := api.Do(ctx, http.MethodPost, "/v1/api-keys", nil, o.body, &out); err != nil {
-		return err
+	if o.json {
+		return o.printJSON(out)
 	}
-	if o.a.json {
-		return o.a.printJSON(out)
-	}
-	fmt.Fprintln(o.a.stdout, out.Key)
-	fmt.Fprintf(o.a.stderr, "Created API key %s for %s%s. It is shown only now: keep it secret (for Harbor: HARBOR_API_KEY).\n",
+	fmt.Fprintln(o.stdout, out.Key)
+	fmt.Fprintf(o.stderr, "Created API key %s for %s%s. It is shown only now: keep it secret (for Harbor: HARBOR_API_KEY).\n",
 		out.ID, out.User, expiresNote(out.ExpiresAt))
 	return nil
 }
@@ -89,80 +83,66 @@ func expiresNote(exp *string) string {
 }
 
 // apiKeyListOptions are the inputs of `podium auth api-key list`.
-type apiKeyListOptions struct{ a *app }
+type apiKeyListOptions struct {
+	*app
+	noInput
+}
 
 func (a *app) apiKeyListCmd() *cobra.Command {
-	o := &apiKeyListOptions{a: a}
-	c := &cobra.Command{
-		Use: "list", Aliases: []string{"ls"}, Short: "List your API keys (never the keys themselves)", Args: noArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return o.Run(a.ctx(c)) },
-	}
-	a.addListFlags(c, "ids")
-	return c
+	o := &apiKeyListOptions{app: a}
+	return a.listVerb(o, nil, "ids", &cobra.Command{Use: "list", Aliases: []string{"ls"}, Short: "List your API keys (never the keys themselves)", Args: noArgs})
 }
 
 // Run lists the caller's keys.
 func (o *apiKeyListOptions) Run(ctx context.Context) error {
-	api, _, err := o.a.api()
-	if err != nil {
-		return err
-	}
-	var out secretswire.APIKeyList
-	if err := api.Do(ctx, http.MethodGet, "/v1/api-keys", nil, nil, &out); err != nil {
-		return err
-	}
+	out, err := call[secretswire.APIKeyList](ctx, o.app, http.MethodGet, "/v1/api-keys", func(*string) (url.Values, any) { return nil, nil })
 	switch {
-	case o.a.json:
-		return o.a.printJSON(out)
-	case o.a.quiet:
+	case err != nil:
+		return err
+	case o.json:
+		return o.printJSON(out)
+	case o.quiet:
 		for _, k := range out.APIKeys {
-			fmt.Fprintln(o.a.stdout, k.ID)
+			fmt.Fprintln(o.stdout, k.ID)
 		}
 		return nil
 	}
-	t := o.a.newTable("ID", "NAME", "CREATED", "EXPIRES", "LAST USED")
-	for _, k := range out.APIKeys {
-		t.row(k.ID, orDash(&k.Name), k.CreatedAt, orDash(k.ExpiresAt), orDash(k.LastUsedAt))
-	}
-	return t.flush()
+	return printTable(o.app, apiKeyColumns, out.APIKeys)
 }
 
-// apiKeyRevokeOptions are the inputs of `podium auth api-key revoke`.
+var apiKeyColumns = []column[secretswire.APIKey]{
+	{"ID", func(k secretswire.APIKey) string { return k.ID }},
+	{"NAME", func(k secretswire.APIKey) string { return orDash(&k.Name) }},
+	{"CREATED", func(k secretswire.APIKey) string { return k.CreatedAt }},
+	{"EXPIRES", func(k secretswire.APIKey) string { return orDash(k.ExpiresAt) }},
+	{"LAST USED", func(k secretswire.APIKey) string { return orDash(k.LastUsedAt) }},
+}
+
+// apiKeyRevokeOptions are the inputs of `podium auth api-key revoke ID`.
 type apiKeyRevokeOptions struct {
-	a  *app
-	id string
+	*app
+	oneArg
 }
 
 func (a *app) apiKeyRevokeCmd() *cobra.Command {
-	o := &apiKeyRevokeOptions{a: a}
-	c := &cobra.Command{
-		Use: "revoke ID", Short: "Revoke one of your API keys: it stops working within seconds", Args: exactArgs(1, "an API key id"),
-		RunE: func(c *cobra.Command, args []string) error {
-			o.id = args[0]
-			return o.Run(a.ctx(c))
-		},
-	}
-	a.addJSON(c)
-	return c
+	o := &apiKeyRevokeOptions{app: a}
+	return a.verb(o, &cobra.Command{Use: "revoke ID", Short: "Revoke one of your API keys: it stops working within seconds", Args: exactArgs(1, "an API key id")})
 }
 
 // Run revokes the key.
 func (o *apiKeyRevokeOptions) Run(ctx context.Context) error {
-	api, _, err := o.a.api()
-	if err != nil {
+	out, err := call[secretswire.Affected](ctx, o.app, http.MethodDelete, "/v1/api-keys", func(*string) (url.Values, any) {
+		return nil, secretswire.RevokeAPIKey{ID: &o.arg}
+	})
+	switch {
+	case err != nil:
 		return err
-	}
-	var out secretswire.Affected
-	if err := api.Do(ctx, http.MethodDelete, "/v1/api-keys", nil, secretswire.RevokeAPIKey{ID: &o.id}, &out); err != nil {
-		return err
-	}
-	if o.a.json {
-		return o.a.printJSON(out)
-	}
-	if out.Affected == 0 {
-		fmt.Fprintf(o.a.stdout, "Nothing to revoke: you have no API key %s\n", o.id)
+	case o.json:
+		return o.printJSON(out)
+	case out.Affected == 0:
+		fmt.Fprintf(o.stdout, "Nothing to revoke: you have no API key %s\n", o.arg)
 		return nil
 	}
-	fmt.Fprintf(o.a.stdout, "Revoked API key %s\n", o.id)
+	fmt.Fprintf(o.stdout, "Revoked API key %s\n", o.arg)
 	return nil
 }

@@ -21,15 +21,14 @@ type createOptions struct {
 
 func (a *app) createCmd() *cobra.Command {
 	o := &createOptions{app: a}
-	c := &cobra.Command{
+	c := a.verb(o, &cobra.Command{
 		Use:   "create [--config <file>] [-p <org>/<dataset>] [-n <name>] [-t <title>] [-d <description>] [--rows <file>] [--visibility public|private]",
 		Short: "Create a leaderboard from a file and/or flags, optionally with rows, all or nothing",
 		Long: "The definition comes from --config, from flags, or from both: a flag overrides the file's\n" +
 			"value. Without --config the board has the flags' fields and empty schemas, columns and\n" +
 			"ranking (add them later with export, edit, update --config).",
 		Args: noArgs,
-		RunE: a.runVerb(o),
-	}
+	})
 	f := c.Flags()
 	f.StringVar(&o.config, "config", "", "definition file (.yaml/.yml/.json, or manifests from export --format manifest)")
 	f.StringVarP(&o.over.Package, "package", "p", "", "dataset slug <org>/<dataset> (overrides the file)")
@@ -40,7 +39,6 @@ func (a *app) createCmd() *cobra.Command {
 	f.StringArrayVar(&o.over.Refs, "dataset-version-ref", nil, "dataset version ref (latest or a tag); repeatable; replaces the file's associations")
 	f.StringArrayVar(&o.over.IDs, "dataset-version-id", nil, "dataset version UUID; repeatable; replaces the file's associations")
 	f.StringVar(&o.rows, "rows", "", "rows file to add in the same operation (1 to 500 rows)")
-	a.addJSON(c)
 	return c
 }
 
@@ -59,13 +57,7 @@ func (o *createOptions) Validate() error {
 			return usagef("%s (or give --config)", err.Error())
 		}
 	}
-	if err := validVisibility(o.over.Visibility); err != nil {
-		return err
-	}
-	if o.over.VersionFlags {
-		return validVersionIDs(o.over.IDs)
-	}
-	return nil
+	return validDefinition(o.over.DefinitionFlags)
 }
 
 func (o *createOptions) Run(ctx context.Context) error {
@@ -101,17 +93,16 @@ func (o *createOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// validVisibility refuses a --visibility other than public or private (or none).
-func validVisibility(v string) error {
-	if v != "" && v != "public" && v != "private" {
+// validDefinition refuses a --visibility other than public or private (or none) and a
+// --dataset-version-id that is not a UUID.
+func validDefinition(d hub.DefinitionFlags) error {
+	if v := d.Visibility; v != "" && v != "public" && v != "private" {
 		return usagef("--visibility must be public or private, not %q", v)
 	}
-	return nil
-}
-
-// validVersionIDs refuses a --dataset-version-id that is not a UUID.
-func validVersionIDs(ids []string) error {
-	for _, id := range ids {
+	if !d.VersionFlags {
+		return nil
+	}
+	for _, id := range d.IDs {
 		if !hubv1alpha1.IsUUID(id) {
 			return usagef("--dataset-version-id %q is not a UUID", id)
 		}

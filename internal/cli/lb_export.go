@@ -14,36 +14,28 @@ import (
 // or the board and its rows as manifests.
 type exportOptions struct {
 	*app
-	ref, output, format string
-	force               bool
+	oneArg
+	outputFile
+	format string
 	// kind is what is written (a definition file or manifests), fileFormat its format.
 	kind, fileFormat hub.Format
 }
 
 func (a *app) exportCmd() *cobra.Command {
 	o := &exportOptions{app: a}
-	c := &cobra.Command{
+	c := a.verb(o, &cobra.Command{
 		Use:   "export <leaderboard> --output <file>",
 		Short: "Export a leaderboard's definition (or, --format manifest, the board and rows as manifests)",
 		Args:  exactArgs(1, "one leaderboard"),
-		RunE:  a.runVerb(o),
-	}
-	f := c.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "file to write (.yaml, .yml or .json)")
-	f.StringVar(&o.format, "format", "", "yaml or json (default: by extension), or manifest")
-	f.BoolVar(&o.force, "force", false, "overwrite an existing file")
-	a.addJSON(c)
+	})
+	o.outputFile.add(c, ".yaml, .yml or .json")
+	c.Flags().StringVar(&o.format, "format", "", "yaml or json (default: by extension), or manifest")
 	return c
 }
 
-func (o *exportOptions) Complete(_ *cobra.Command, args []string) error {
-	o.ref = args[0]
-	return nil
-}
-
 func (o *exportOptions) Validate() error {
-	if o.output == "" {
-		return usagef("--output is required")
+	if err := o.required(); err != nil {
+		return err
 	}
 	var err error
 	if o.kind, o.fileFormat, err = hub.OutputFormat(o.output, o.format); err != nil {
@@ -53,7 +45,7 @@ func (o *exportOptions) Validate() error {
 }
 
 func (o *exportOptions) Run(ctx context.Context) error {
-	cl, lb, err := o.board(ctx, o.ref)
+	cl, lb, err := o.board(ctx, o.arg)
 	if err != nil {
 		return err
 	}
@@ -63,7 +55,7 @@ func (o *exportOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := hub.WriteFile(o.output, data, o.force); err != nil {
+	if err := o.write(data); err != nil {
 		return err
 	}
 	if o.json {

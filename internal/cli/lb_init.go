@@ -13,32 +13,29 @@ import (
 // initOptions is `leaderboard init`: an example definition to edit and create.
 type initOptions struct {
 	*app
-	cmd                              *cobra.Command
-	pkg, name, title, output, format string
-	force                            bool
+	cmd                      *cobra.Command
+	pkg, name, title, format string
+	outputFile
 	// fileFormat is the output file's format, by its extension.
 	fileFormat hub.Format
 }
 
 func (a *app) initCmd() *cobra.Command {
 	o := &initOptions{app: a}
-	c := &cobra.Command{
+	c := a.verb(o, &cobra.Command{
 		Use:   "init --package <org>/<dataset> --name <name> --title <title> --output <file>",
 		Short: "Write an example leaderboard definition to edit and create",
 		Long: "Writes an example definition: an agent metadata column (text, metadata.agent) and a\n" +
 			"reward metrics column (number, metrics.reward), ranked by metrics.reward desc, nulls last.\n" +
 			"YAML by default; --format json, or --format manifest for a Kubernetes manifest to commit.",
 		Args: noArgs,
-		RunE: a.runVerb(o),
-	}
+	})
 	f := c.Flags()
 	f.StringVar(&o.pkg, "package", "", "dataset slug <org>/<dataset>")
 	f.StringVar(&o.name, "name", "", "leaderboard slug")
 	f.StringVar(&o.title, "title", "", "leaderboard title")
-	f.StringVarP(&o.output, "output", "o", "", "file to write (.yaml, .yml or .json)")
 	f.StringVar(&o.format, "format", "", "yaml (default), json, or manifest")
-	f.BoolVar(&o.force, "force", false, "overwrite an existing file")
-	a.addJSON(c)
+	o.outputFile.add(c, ".yaml, .yml or .json")
 	return c
 }
 
@@ -81,7 +78,7 @@ func (o *initOptions) Run(context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := hub.WriteFile(o.output, data, o.force); err != nil {
+	if err := o.write(data); err != nil {
 		return err
 	}
 	if o.json {

@@ -11,16 +11,16 @@ import (
 	"podium.dev/podium/internal/cli/hub"
 )
 
-// listOptions is `leaderboard list [<org>/<dataset> | <dataset-id>]`.
+// listOptions is `leaderboard list [<org>/<dataset> | <dataset-id>]`: the argument is
+// the dataset filter.
 type listOptions struct {
 	*app
-	filter string
-	paging paging
+	listArgs
 }
 
 func (a *app) listCmd() *cobra.Command {
 	o := &listOptions{app: a}
-	c := &cobra.Command{
+	return a.listVerb(o, &o.paging, "leaderboard slugs", &cobra.Command{
 		Use:     "list [<org>/<dataset> | <dataset-id>]",
 		Aliases: []string{"ls"},
 		Short:   "List leaderboards, optionally of one dataset",
@@ -30,33 +30,18 @@ func (a *app) listCmd() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: a.runVerb(o),
-	}
-	o.paging.add(c)
-	a.addListFlags(c, "leaderboard slugs")
-	return c
+	})
 }
-
-func (o *listOptions) Complete(c *cobra.Command, args []string) error {
-	if len(args) == 1 {
-		o.filter = args[0]
-	}
-	o.paging.complete(c)
-	return nil
-}
-
-func (o *listOptions) Validate() error { return o.paging.validate() }
 
 func (o *listOptions) Run(ctx context.Context) error {
 	cl, err := o.hub()
 	if err != nil {
 		return err
 	}
-	boards, err := cl.Boards(ctx, o.filter)
+	boards, err := cl.Boards(ctx, o.arg)
 	if err != nil {
 		return err
 	}
 	slices.SortFunc(boards, func(x, y hubv1alpha1.Leaderboard) int { return strings.Compare(hub.Slug(&x), hub.Slug(&y)) })
-	lo, hi, pg := o.window(o.paging, len(boards))
-	return o.print(boards[lo:hi], pg)
+	return o.print(boards)
 }

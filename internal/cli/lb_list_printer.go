@@ -7,32 +7,34 @@ import (
 	"podium.dev/podium/internal/cli/hub"
 )
 
-// print prints a page of leaderboards: a table, their slugs (--quiet), or the list page
-// (--json).
-func (o *listOptions) print(boards []hubv1alpha1.Leaderboard, pg Pagination) error {
-	switch {
-	case o.json:
-		out := []hub.BoardJSON{}
-		for i := range boards {
-			out = append(out, hub.BoardToJSON(&boards[i]))
-		}
-		return o.printJSON(newListPage(out, pg))
-	case o.quiet:
-		for i := range boards {
-			fmt.Fprintln(o.stdout, hub.Slug(&boards[i]))
-		}
-		return nil
-	}
-	t := o.newTable("SLUG", "ID", "TITLE", "VISIBILITY", "ROWS", "READY")
+// print prints the page of leaderboards asked for: a table, their slugs (--quiet), or
+// the list page (--json).
+func (o *listOptions) print(boards []hubv1alpha1.Leaderboard) error {
+	items := make([]listedBoard, len(boards))
 	for i := range boards {
-		j := hub.BoardToJSON(&boards[i])
-		t.row(hub.Slug(&boards[i]), j.ID, clip(j.Title, 40), j.Visibility, fmt.Sprint(j.Rows), readyText(j))
+		items[i] = listedBoard{hub.Slug(&boards[i]), hub.BoardToJSON(&boards[i])}
 	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	o.pageHint(o.paging, pg, "leaderboard")
-	return nil
+	return printList(o.app, o.paging, items, list[listedBoard]{
+		noun:  "leaderboard",
+		id:    func(b listedBoard) string { return b.slug },
+		json:  func(b listedBoard) any { return b.BoardJSON },
+		table: func(page []listedBoard) error { return printTable(o.app, boardColumns, page) },
+	})
+}
+
+// listedBoard is a board as its list prints it.
+type listedBoard struct {
+	slug string
+	hub.BoardJSON
+}
+
+var boardColumns = []column[listedBoard]{
+	{"SLUG", func(b listedBoard) string { return b.slug }},
+	{"ID", func(b listedBoard) string { return b.ID }},
+	{"TITLE", func(b listedBoard) string { return clip(b.Title, 40) }},
+	{"VISIBILITY", func(b listedBoard) string { return b.Visibility }},
+	{"ROWS", func(b listedBoard) string { return fmt.Sprint(b.Rows) }},
+	{"READY", func(b listedBoard) string { return readyText(b.BoardJSON) }},
 }
 
 // readyText is a board's Ready condition, with the reason when it is not.

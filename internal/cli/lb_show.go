@@ -9,13 +9,12 @@ import (
 // showOptions is `leaderboard show <leaderboard>`.
 type showOptions struct {
 	*app
-	ref    string
-	paging paging
+	listArgs
 }
 
 func (a *app) showCmd() *cobra.Command {
 	o := &showOptions{app: a}
-	c := &cobra.Command{
+	c := a.verb(o, &cobra.Command{
 		Use:   "show <leaderboard>",
 		Short: "Show a leaderboard and its ranked rows (by UUID or <org>/<dataset>/<leaderboard>)",
 		Long: "Prints the board, then its ranked rows as the public read serves them (shown, valid\n" +
@@ -23,24 +22,14 @@ func (a *app) showCmd() *cobra.Command {
 			"read's payload, {leaderboard, rows, pagination}, one page. `row list` shows the hidden\n" +
 			"and invalid rows too.",
 		Args: exactArgs(1, "one leaderboard"),
-		RunE: a.runVerb(o),
-	}
+	})
 	o.paging.add(c)
-	a.addJSON(c)
 	c.Flags().BoolVar(&a.noHeaders, "no-headers", false, "omit the rows table's header")
 	return c
 }
 
-func (o *showOptions) Complete(c *cobra.Command, args []string) error {
-	o.ref = args[0]
-	o.paging.complete(c)
-	return nil
-}
-
-func (o *showOptions) Validate() error { return o.paging.validate() }
-
 func (o *showOptions) Run(ctx context.Context) error {
-	lb, rows, err := o.rankedBoard(ctx, o.ref)
+	lb, rows, err := o.rankedBoard(ctx, o.arg)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 // one transaction.
 type updateOptions struct {
 	*app
-	ref                                              string
+	oneArg
 	title, description, visibility, config, rowsFile string
 	refs, ids                                        []string
 	dryRun                                           bool
@@ -21,7 +21,7 @@ type updateOptions struct {
 
 func (a *app) updateCmd() *cobra.Command {
 	o := &updateOptions{app: a}
-	c := &cobra.Command{
+	c := a.verb(o, &cobra.Command{
 		Use:   "update <leaderboard> [--title] [--description] [--visibility public|private] [--dataset-version-ref <ref>]... [--dataset-version-id <uuid>]... [--config <file>] [--rows <file>] [--dry-run]",
 		Short: "Change a leaderboard's definition and/or apply a rows file, as one transaction",
 		Long: "Flags override the values of --config. The package and the name cannot change.\n" +
@@ -30,8 +30,7 @@ func (a *app) updateCmd() *cobra.Command {
 			"dry-run) before the first write, and a failed write restores what was written.\n" +
 			"--dry-run needs both a definition change and --rows; it prints the change and writes nothing.",
 		Args: exactArgs(1, "one leaderboard"),
-		RunE: a.runVerb(o),
-	}
+	})
 	f := c.Flags()
 	f.StringVar(&o.title, "title", "", "new title")
 	f.StringVar(&o.description, "description", "", "new description")
@@ -41,14 +40,13 @@ func (a *app) updateCmd() *cobra.Command {
 	f.StringVar(&o.config, "config", "", "definition file (from export, edited; or Harbor's export)")
 	f.StringVar(&o.rowsFile, "rows", "", "rows file (from row export --all, edited, or Harbor's; rows without id are added)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the change and write nothing")
-	a.addJSON(c)
 	return c
 }
 
 func (o *updateOptions) Complete(c *cobra.Command, args []string) error {
-	o.ref = args[0]
+	o.arg = args[0]
 	f := c.Flags()
-	o.req = hub.UpdateRequest{DryRun: o.dryRun, Visibility: o.visibility}
+	o.req = hub.UpdateRequest{DryRun: o.dryRun, DefinitionFlags: hub.DefinitionFlags{Visibility: o.visibility}}
 	if f.Changed("title") {
 		o.req.Title = &o.title
 	}
@@ -62,13 +60,8 @@ func (o *updateOptions) Complete(c *cobra.Command, args []string) error {
 }
 
 func (o *updateOptions) Validate() error {
-	if err := validVisibility(o.visibility); err != nil {
+	if err := validDefinition(o.req.DefinitionFlags); err != nil {
 		return err
-	}
-	if o.req.VersionFlags {
-		if err := validVersionIDs(o.ids); err != nil {
-			return err
-		}
 	}
 	definition := o.config != "" || o.req.Title != nil || o.req.Description != nil || o.visibility != "" || o.req.VersionFlags
 	if o.dryRun && (!definition || o.rowsFile == "") {
@@ -92,7 +85,7 @@ func (o *updateOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	cl, lb, err := o.board(ctx, o.ref)
+	cl, lb, err := o.board(ctx, o.arg)
 	if err != nil {
 		return err
 	}

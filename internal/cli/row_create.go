@@ -11,25 +11,19 @@ import (
 // rowCreateOptions is `row create <leaderboard> --config <rows file>`.
 type rowCreateOptions struct {
 	*app
-	ref, config string
+	oneArg
+	config string
 }
 
 func (a *app) rowCreateCmd() *cobra.Command {
 	o := &rowCreateOptions{app: a}
-	c := &cobra.Command{
+	c := a.listVerb(o, nil, "row ids", &cobra.Command{
 		Use:   "create <leaderboard> --config <rows file>",
 		Short: "Add 1 to 500 rows, all or nothing",
 		Args:  exactArgs(1, "one leaderboard"),
-		RunE:  a.runVerb(o),
-	}
+	})
 	c.Flags().StringVar(&o.config, "config", "", "rows file ({rows: [...]}, .yaml/.yml/.json)")
-	a.addListFlags(c, "row ids")
 	return c
-}
-
-func (o *rowCreateOptions) Complete(_ *cobra.Command, args []string) error {
-	o.ref = args[0]
-	return nil
 }
 
 func (o *rowCreateOptions) Validate() error {
@@ -44,7 +38,7 @@ func (o *rowCreateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cl, lb, err := o.board(ctx, o.ref)
+	cl, lb, err := o.board(ctx, o.arg)
 	if err != nil {
 		return err
 	}

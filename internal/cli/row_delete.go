@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,7 +19,7 @@ type rowDeleteOptions struct {
 
 func (a *app) rowDeleteCmd() *cobra.Command {
 	o := &rowDeleteOptions{app: a}
-	c := &cobra.Command{
+	c := a.verb(o, &cobra.Command{
 		Use:   "delete <row-id>... [--yes]",
 		Short: "Permanently delete rows (and their trial links)",
 		Long: "Without --yes, asks for confirmation on a terminal; when stdin is not a terminal, --yes is required.\n" +
@@ -38,10 +36,8 @@ func (a *app) rowDeleteCmd() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: a.runVerb(o),
-	}
+	})
 	c.Flags().BoolVarP(&o.yes, "yes", "y", false, "delete without asking")
-	a.addJSON(c)
 	return c
 }
 
@@ -58,12 +54,8 @@ func (o *rowDeleteOptions) Validate() error {
 }
 
 func (o *rowDeleteOptions) Run(ctx context.Context) error {
-	if !o.yes {
-		fmt.Fprintf(o.stderr, "Permanently delete %s and their trial links? Type 'yes' to confirm: ", count(len(hub.Dedupe(o.ids)), "row"))
-		answer, _ := bufio.NewReader(o.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "yes" && a != "y" {
-			return fmt.Errorf("not confirmed: nothing was deleted")
-		}
+	if !o.yes && !o.confirm(fmt.Sprintf("Permanently delete %s and their trial links? Type 'yes' to confirm: ", count(len(hub.Dedupe(o.ids)), "row"))) {
+		return fmt.Errorf("not confirmed: nothing was deleted")
 	}
 	cl, err := o.hub()
 	if err != nil {
@@ -73,13 +65,5 @@ func (o *rowDeleteOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ids := []string{}
-	for _, r := range rows {
-		ids = append(ids, hubv1alpha1.ID(r))
-	}
-	if o.json {
-		return o.printJSON(map[string]any{"deleted": ids})
-	}
-	fmt.Fprintf(o.stdout, "Deleted %s\n", count(len(ids), "row"))
-	return nil
+	return o.print(rows)
 }

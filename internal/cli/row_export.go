@@ -18,15 +18,17 @@ import (
 // file to edit and apply; or (--format csv) a board's ranking as the HTTP API's CSV.
 type rowExportOptions struct {
 	*app
-	ref, output, format string
-	all, force          bool
+	oneArg
+	outputFile
+	format string
+	all    bool
 	// fileFormat is the rows file's format (not used for csv).
 	fileFormat hub.Format
 }
 
 func (a *app) rowExportCmd() *cobra.Command {
 	o := &rowExportOptions{app: a}
-	c := &cobra.Command{
+	c := a.verb(o, &cobra.Command{
 		Use:   "export (<row-id> | <leaderboard> --all | <leaderboard> --format csv) --output <file>",
 		Short: "Export one row, or every row of a leaderboard (--all), to edit and apply; or a board's ranking as CSV",
 		Long: "One row exports as a row file for `row update --config`; --all exports every row of the\n" +
@@ -35,25 +37,16 @@ func (a *app) rowExportCmd() *cobra.Command {
 			"--format csv writes the board's ranked rows as the HTTP API's CSV (.csv; docs/http-api.md):\n" +
 			"rank, the rank range when the rules name an uncertainty, id, times, then metadata and metrics.",
 		Args: exactArgs(1, "one row id, or one leaderboard with --all or --format csv"),
-		RunE: a.runVerb(o),
-	}
-	f := c.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "file to write (.yaml, .yml or .json; .csv with --format csv)")
-	f.StringVar(&o.format, "format", "", "yaml or json (default: by extension), or csv: the board's ranked rows")
-	f.BoolVar(&o.all, "all", false, "export every row of the leaderboard")
-	f.BoolVar(&o.force, "force", false, "overwrite an existing file")
-	a.addJSON(c)
+	})
+	o.outputFile.add(c, ".yaml, .yml or .json; .csv with --format csv")
+	c.Flags().StringVar(&o.format, "format", "", "yaml or json (default: by extension), or csv: the board's ranked rows")
+	c.Flags().BoolVar(&o.all, "all", false, "export every row of the leaderboard")
 	return c
 }
 
-func (o *rowExportOptions) Complete(_ *cobra.Command, args []string) error {
-	o.ref = args[0]
-	return nil
-}
-
 func (o *rowExportOptions) Validate() error {
-	if o.output == "" {
-		return usagef("--output is required")
+	if err := o.required(); err != nil {
+		return err
 	}
 	switch o.format {
 	case "", string(hub.FormatYAML), string(hub.FormatJSON):
@@ -72,8 +65,8 @@ func (o *rowExportOptions) Validate() error {
 	if _, o.fileFormat, err = hub.OutputFormat(o.output, o.format); err != nil {
 		return usageError{err}
 	}
-	if !o.all && !hubv1alpha1.IsUUID(o.ref) {
-		return usagef("%q is not a row id; to export every row of a leaderboard add --all", o.ref)
+	if !o.all && !hubv1alpha1.IsUUID(o.arg) {
+		return usagef("%q is not a row id; to export every row of a leaderboard add --all", o.arg)
 	}
 	return nil
 }
@@ -90,7 +83,7 @@ func (o *rowExportOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := hub.WriteFile(o.output, data, o.force); err != nil {
+	if err := o.write(data); err != nil {
 		return err
 	}
 	if o.json {
@@ -105,7 +98,7 @@ func (o *rowExportOptions) Run(ctx context.Context) error {
 // expected_updated_at written is the read's from then on; n rows, of board or row id.
 func (o *rowExportOptions) document(ctx context.Context) (doc any, n int, id string, err error) {
 	if o.all {
-		cl, lb, err := o.board(ctx, o.ref)
+		cl, lb, err := o.board(ctx, o.arg)
 		if err != nil {
 			return nil, 0, "", err
 		}
@@ -117,7 +110,7 @@ func (o *rowExportOptions) document(ctx context.Context) (doc any, n int, id str
 		f := hub.RowsExport(lb, rows)
 		return f, len(f.Rows), hubv1alpha1.ID(lb), nil
 	}
-	cl, row, err := o.row(ctx, o.ref)
+	cl, row, err := o.row(ctx, o.arg)
 	if err != nil {
 		return nil, 0, "", err
 	}
@@ -132,7 +125,7 @@ func (o *rowExportOptions) document(ctx context.Context) (doc any, n int, id str
 // exportCSV writes a board's ranked rows as CSV, the bytes the HTTP API's CSV read
 // serves for the same rows (package boardcsv).
 func (o *rowExportOptions) exportCSV(ctx context.Context) error {
-	lb, rows, err := o.rankedBoard(ctx, o.ref)
+	lb, rows, err := o.rankedBoard(ctx, o.arg)
 	if err != nil {
 		return err
 	}
@@ -141,7 +134,7 @@ func (o *rowExportOptions) exportCSV(ctx context.Context) error {
 	if err := boardcsv.Write(&buf, lb, ranked); err != nil {
 		return err
 	}
-	if err := hub.WriteFile(o.output, buf.Bytes(), o.force); err != nil {
+	if err := o.write(buf.Bytes()); err != nil {
 		return err
 	}
 	if o.json {

@@ -12,12 +12,12 @@ import (
 // rowHistoryOptions is `row history <row-id>`.
 type rowHistoryOptions struct {
 	*app
-	id string
+	oneArg
 }
 
 func (a *app) rowHistoryCmd() *cobra.Command {
 	o := &rowHistoryOptions{app: a}
-	c := &cobra.Command{
+	return a.verb(o, &cobra.Command{
 		Use:   "history <row-id>",
 		Short: "Show who changed a row's values, when, and from what to what (newest first)",
 		Long: "Show a row's change history, newest first: one line per changed field, with the\n" +
@@ -25,21 +25,11 @@ func (a *app) rowHistoryCmd() *cobra.Command {
 			"exist; a value cut to 256 bytes or clipped for the table ends in \"…\"). A row\n" +
 			"keeps its last 10 changes (docs/leaderboards.md, \"Change history\").",
 		Args: exactArgs(1, "one row id"),
-		RunE: a.runVerb(o),
-	}
-	a.addJSON(c)
-	return c
+	})
 }
-
-func (o *rowHistoryOptions) Complete(_ *cobra.Command, args []string) error {
-	o.id = args[0]
-	return nil
-}
-
-func (o *rowHistoryOptions) Validate() error { return nil }
 
 func (o *rowHistoryOptions) Run(ctx context.Context) error {
-	_, row, lb, err := o.rowAndBoard(ctx, o.id)
+	_, row, lb, err := o.rowAndBoard(ctx, o.arg)
 	if err != nil {
 		return err
 	}

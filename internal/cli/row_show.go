@@ -9,30 +9,16 @@ import (
 // rowShowOptions is `row show <row-id>`.
 type rowShowOptions struct {
 	*app
-	id string
+	oneArg
 }
 
 func (a *app) rowShowCmd() *cobra.Command {
 	o := &rowShowOptions{app: a}
-	c := &cobra.Command{
-		Use:   "show <row-id>",
-		Short: "Show a row",
-		Args:  exactArgs(1, "one row id"),
-		RunE:  a.runVerb(o),
-	}
-	a.addJSON(c)
-	return c
+	return a.verb(o, &cobra.Command{Use: "show <row-id>", Short: "Show a row", Args: exactArgs(1, "one row id")})
 }
-
-func (o *rowShowOptions) Complete(_ *cobra.Command, args []string) error {
-	o.id = args[0]
-	return nil
-}
-
-func (o *rowShowOptions) Validate() error { return nil }
 
 func (o *rowShowOptions) Run(ctx context.Context) error {
-	cl, row, lb, err := o.rowAndBoard(ctx, o.id)
+	cl, row, lb, err := o.rowAndBoard(ctx, o.arg)
 	if err != nil {
 		return err
 	}

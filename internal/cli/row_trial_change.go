@@ -11,10 +11,11 @@ import (
 // trialChangeOptions is `row trial set|add|remove <row-id>`.
 type trialChangeOptions struct {
 	*app
-	verb, id string
-	ids      []string
-	file     string
-	clear    bool
+	oneArg
+	verb  string
+	ids   []string
+	file  string
+	clear bool
 }
 
 func (a *app) trialChangeCmd(verb string) *cobra.Command {
@@ -24,24 +25,13 @@ func (a *app) trialChangeCmd(verb string) *cobra.Command {
 		"add":    "Add trial links to a row",
 		"remove": "Remove trial links from a row",
 	}[verb]
-	c := &cobra.Command{
-		Use:   verb + " <row-id> --trial-id <id>...",
-		Short: short,
-		Args:  exactArgs(1, "one row id"),
-		RunE:  a.runVerb(o),
-	}
+	c := a.verb(o, &cobra.Command{Use: verb + " <row-id> --trial-id <id>...", Short: short, Args: exactArgs(1, "one row id")})
 	c.Flags().StringArrayVar(&o.ids, "trial-id", nil, "trial UUID; repeatable")
 	if verb == "set" {
 		c.Flags().StringVar(&o.file, "trial-ids-file", "", "YAML or JSON file with a non-empty trial_ids list (used on its own)")
 		c.Flags().BoolVar(&o.clear, "clear", false, "remove every link")
 	}
-	a.addJSON(c)
 	return c
-}
-
-func (o *trialChangeOptions) Complete(_ *cobra.Command, args []string) error {
-	o.id = args[0]
-	return nil
 }
 
 func (o *trialChangeOptions) Validate() error {
@@ -71,7 +61,7 @@ func (o *trialChangeOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	cl, row, err := o.row(ctx, o.id)
+	cl, row, err := o.row(ctx, o.arg)
 	if err != nil {
 		return err
 	}

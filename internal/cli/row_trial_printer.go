@@ -7,31 +7,19 @@ import (
 	"podium.dev/podium/internal/cli/hub"
 )
 
-// print prints a page of a row's trial links: trial id and when it was linked, the
-// ids (--quiet), or the list page (--json).
-func (o *trialListOptions) print(page []hub.TrialLink, pg Pagination) error {
-	switch {
-	case o.json:
-		return o.printJSON(newListPage(page, pg))
-	case o.quiet:
-		for _, l := range page {
-			fmt.Fprintln(o.stdout, l.TrialID)
-		}
-		return nil
-	}
-	tb := o.newTable("TRIAL ID", "LINKED")
-	for _, l := range page {
-		linked := "-"
-		if l.LinkedAt != nil {
-			linked = *l.LinkedAt
-		}
-		tb.row(l.TrialID, linked)
-	}
-	if err := tb.flush(); err != nil {
-		return err
-	}
-	o.pageHint(o.paging, pg, "trial")
-	return nil
+// print prints the page of a row's trial links asked for: trial id and when it was
+// linked, the ids (--quiet), or the list page (--json).
+func (o *trialListOptions) print(links []hub.TrialLink) error {
+	return printList(o.app, o.paging, links, list[hub.TrialLink]{
+		noun:  "trial",
+		id:    func(l hub.TrialLink) string { return l.TrialID },
+		table: func(page []hub.TrialLink) error { return printTable(o.app, trialColumns, page) },
+	})
+}
+
+var trialColumns = []column[hub.TrialLink]{
+	{"TRIAL ID", func(l hub.TrialLink) string { return l.TrialID }},
+	{"LINKED", func(l hub.TrialLink) string { return orDash(l.LinkedAt) }},
 }
 
 // print says how many trials the row links now, or (--json) which.

@@ -2,40 +2,31 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/cli/hub"
 )
 
 // rowUpdateOptions is `row update <row-id>`: a row file and/or a status.
 type rowUpdateOptions struct {
 	*app
-	id, config, status string
+	oneArg
+	config, status string
 }
 
 func (a *app) rowUpdateCmd() *cobra.Command {
 	o := &rowUpdateOptions{app: a}
-	c := &cobra.Command{
+	c := a.verb(o, &cobra.Command{
 		Use:   "update <row-id> [--config <file>] [--status hide|display]",
 		Short: "Change a row's metadata, metrics or status",
 		Long: "--config takes a row file (what `row export <row-id>` writes, or just the fields to\n" +
 			"change: metadata, metrics, status, trial_ids); what it omits is kept. --status wins over it.",
 		Args: exactArgs(1, "one row id"),
-		RunE: a.runVerb(o),
-	}
+	})
 	c.Flags().StringVar(&o.config, "config", "", "row file (.yaml/.yml/.json)")
 	c.Flags().StringVar(&o.status, "status", "", "display or hide")
-	a.addJSON(c)
 	return c
-}
-
-func (o *rowUpdateOptions) Complete(_ *cobra.Command, args []string) error {
-	o.id = args[0]
-	return nil
 }
 
 func (o *rowUpdateOptions) Validate() error {
@@ -56,7 +47,7 @@ func (o *rowUpdateOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	cl, row, err := o.row(ctx, o.id)
+	cl, row, err := o.row(ctx, o.arg)
 	if err != nil {
 		return err
 	}
@@ -64,16 +55,5 @@ func (o *rowUpdateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.json {
-		if fields == nil {
-			fields = []string{}
-		}
-		return o.printJSON(map[string]any{"row": hub.RowToJSON("", hub.RankedRow{Row: next}), "changed_fields": fields})
-	}
-	if len(fields) == 0 {
-		fmt.Fprintf(o.stdout, "No changes to row %s\n", hubv1alpha1.ID(row))
-		return nil
-	}
-	fmt.Fprintf(o.stdout, "Updated row %s: %s\n", hubv1alpha1.ID(row), strings.Join(fields, ", "))
-	return nil
+	return o.print(next, fields)
 }

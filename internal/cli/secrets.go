@@ -2,10 +2,12 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -15,6 +17,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/cli/hub"
+	"podium.dev/podium/internal/wire/secretswire"
 )
 
 // The hosted secret commands talk to Podium's HTTP API (docs/cli.md, "Hosted secrets"):
@@ -46,37 +49,67 @@ func (a *app) api() (*hub.API, hub.Options, error) {
 	return api, o, err
 }
 
-func (a *app) secretsCmd() *cobra.Command {
-	c := &cobra.Command{Use: "secrets", Aliases: []string{"secret"}, Short: "Store, list and revoke hosted secrets (through Podium's HTTP API)",
-		Args: noArgs, RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
+// apiGroup is a group of commands that talk to Podium's HTTP API: c with --endpoint
+// and the verbs.
+func (a *app) apiGroup(c *cobra.Command, verbs ...*cobra.Command) *cobra.Command {
+	c.Args, c.RunE = noArgs, func(c *cobra.Command, _ []string) error { return c.Help() }
 	c.PersistentFlags().StringVar(&a.endpoint, "endpoint", "", "Podium's HTTP endpoint (default: PODIUM_ENDPOINT, else the one recorded by auth login)")
-	c.AddCommand(a.secretAddCmd(), a.secretListCmd(), a.secretDeleteCmd())
+	c.AddCommand(verbs...)
 	return c
+}
+
+func (a *app) secretsCmd() *cobra.Command {
+	return a.apiGroup(&cobra.Command{Use: "secrets", Aliases: []string{"secret"}, Short: "Store, list and revoke hosted secrets (through Podium's HTTP API)"},
+		a.secretAddCmd(), a.secretListCmd(), a.secretDeleteCmd())
 }
 
 func (a *app) registryCmd() *cobra.Command {
-	c := &cobra.Command{Use: "registry-credentials", Aliases: []string{"registry-credential", "rc"}, Short: "Store, list and revoke container registry credentials (through Podium's HTTP API)",
-		Args: noArgs, RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
-	c.PersistentFlags().StringVar(&a.endpoint, "endpoint", "", "Podium's HTTP endpoint (default: PODIUM_ENDPOINT, else the one recorded by auth login)")
-	c.AddCommand(a.registryAddCmd(), a.registryListCmd(), a.registryDeleteCmd())
-	return c
+	return a.apiGroup(&cobra.Command{Use: "registry-credentials", Aliases: []string{"registry-credential", "rc"}, Short: "Store, list and revoke container registry credentials (through Podium's HTTP API)"},
+		a.registryAddCmd(), a.registryListCmd(), a.registryDeleteCmd())
+}
+
+// call sends one request to Podium's HTTP API and decodes its answer; req gives the
+// query and the body, naming org (see orgField).
+func call[T any](ctx context.Context, a *app, method, path string, req func(org *string) (url.Values, any)) (T, error) {
+	var out T
+	api, opts, err := a.api()
+	if err != nil {
+		return out, err
+	}
+	q, body := req(orgField(opts))
+	return out, api.Do(ctx, method, path, q, body, &out)
 }
 
 // jobFlag is --job, with the rule that it excludes --org.
-type jobFlag struct{ id string }
+type jobFlag struct {
+	id string
+	// withOrg is whether --org was given too (Complete).
+	withOrg bool
+}
 
 func (j *jobFlag) add(c *cobra.Command) {
 	c.Flags().StringVar(&j.id, "job", "", "job UUID: a job-scope secret of that job (in the default org; excludes --org)")
 }
 
-func (j *jobFlag) check(c *cobra.Command) error {
-	if c.Flags().Changed("job") && c.Flags().Changed("org") {
+func (j *jobFlag) complete(c *cobra.Command) {
+	j.withOrg = c.Flags().Changed("job") && c.Flags().Changed("org")
+}
+
+func (j *jobFlag) validate() error {
+	if j.withOrg {
 		return usagef("--org and --job are mutually exclusive: a job's secrets live in the default org (auth login --org, or your ServiceAccount's namespace)")
 	}
 	if j.id != "" && !hubv1alpha1.IsUUID(j.id) {
 		return usagef("--job must be a job UUID, not %q", j.id)
 	}
 	return nil
+}
+
+// scope sets a request's scope and job id to the job's, when --job was given.
+func (j *jobFlag) scope(scope, jobID **string) {
+	if j.id != "" {
+		*scope, *jobID = secretswire.Ptr(string(hubv1alpha1.ScopeJob)), &j.id
+	}
 }
 
 // orgField is the org name to send: --org when given, else the recorded one; nil lets
@@ -159,24 +192,28 @@ func (r *replaceFlags) check() error {
 	return nil
 }
 
-// storeWithConfirm runs post (a POST of a typed body with supersede_credential_id set to
-// its argument); on 409 replacement_required it replaces the active record (its id
-// from the error's existing) when --yes was given or a person on a terminal says so,
-// and otherwise fails naming what is there. It returns whether a record was replaced.
-func (a *app) storeWithConfirm(r replaceFlags, post func(supersede *string) error, describe func(existing map[string]any) string) (bool, error) {
+// store POSTs to path the body that body makes (naming org, and the record to
+// supersede); on 409 replacement_required it replaces the active record (its id from
+// the error's existing) when --yes was given or a person on a terminal says so, and
+// otherwise fails naming what is there. It returns the record stored and whether one
+// was replaced.
+func store[T any](ctx context.Context, a *app, r replaceFlags, path string, body func(org, supersede *string) any, describe func(existing map[string]any) string) (T, bool, error) {
+	post := func(supersede *string) (T, error) {
+		return call[T](ctx, a, http.MethodPost, path, func(org *string) (url.Values, any) { return nil, body(org, supersede) })
+	}
 	var first *string
 	if r.supersede != "" {
 		first = &r.supersede
 	}
-	err := post(first)
+	rec, err := post(first)
 	var ae *apierr.Error
 	if err == nil || !errors.As(err, &ae) || ae.Code != apierr.CodeReplacementRequired {
-		return first != nil && err == nil, err
+		return rec, first != nil && err == nil, err
 	}
 	existing, _ := ae.Existing.(map[string]any)
 	id, _ := existing["id"].(string)
 	if !hubv1alpha1.IsUUID(id) {
-		return false, err
+		return rec, false, err
 	}
 	what := describe(existing)
 	if !r.yes {
@@ -184,15 +221,23 @@ func (a *app) storeWithConfirm(r replaceFlags, post func(supersede *string) erro
 			e := apierr.New(http.StatusConflict, apierr.CodeReplacementRequired,
 				"replacing %s needs confirmation: pass --yes, or --supersede %s", what, id)
 			e.Existing = ae.Existing
-			return false, e
+			return rec, false, e
 		}
-		fmt.Fprintf(a.stderr, "Replace %s? [y/N] ", what)
-		answer, _ := bufio.NewReader(a.stdin).ReadString('\n')
-		if s := strings.ToLower(strings.TrimSpace(answer)); s != "y" && s != "yes" {
-			return false, fmt.Errorf("not replaced: %s stays active", what)
+		if !a.confirm(fmt.Sprintf("Replace %s? [y/N] ", what)) {
+			return rec, false, fmt.Errorf("not replaced: %s stays active", what)
 		}
 	}
-	return true, post(&id)
+	rec, err = post(&id)
+	return rec, true, err
+}
+
+// confirm asks a person on the terminal, on stderr, and says whether they answered y
+// or yes.
+func (a *app) confirm(question string) bool {
+	fmt.Fprint(a.stderr, question)
+	answer, _ := bufio.NewReader(a.stdin).ReadString('\n')
+	s := strings.ToLower(strings.TrimSpace(answer))
+	return s == "y" || s == "yes"
 }
 
 // ending describes a value by its last four characters.

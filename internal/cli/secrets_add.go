@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/spf13/cobra"
 
@@ -10,21 +9,19 @@ import (
 	"podium.dev/podium/internal/wire/secretswire"
 )
 
-// secretAddOptions are the inputs of `podium hub secrets add`.
+// secretAddOptions are the inputs of `podium hub secrets add ENV_VAR`.
 type secretAddOptions struct {
-	a        *app
-	envVar   string
+	*app
+	oneArg
 	job      jobFlag
 	provider string
 	fromEnv  bool
 	rep      replaceFlags
-	// set by Complete
-	body secretswire.StoreSecret
 }
 
 func (a *app) secretAddCmd() *cobra.Command {
-	o := &secretAddOptions{a: a}
-	c := &cobra.Command{
+	o := &secretAddOptions{app: a}
+	c := a.verb(o, &cobra.Command{
 		Use:   "add ENV_VAR [--job UUID] [--provider P] [--from-env] [--yes | --supersede ID]",
 		Short: "Store a hosted secret; the value comes from stdin, a hidden prompt or --from-env",
 		Long: "Stores a hosted secret exported as ENV_VAR. The value is read from the environment variable of the\n" +
@@ -33,73 +30,54 @@ func (a *app) secretAddCmd() *cobra.Command {
 			"When an active secret exists for ENV_VAR, a terminal asks whether to replace it; elsewhere --yes\n" +
 			"(or --supersede ID) is required. Replacing needs organization owner rights.",
 		Args: exactArgs(1, "an environment variable name"),
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Validate(c, args); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(a.ctx(c))
-		},
-	}
+	})
 	o.job.add(c)
 	c.Flags().StringVar(&o.provider, "provider", "", "an optional provider label, e.g. anthropic")
 	c.Flags().BoolVar(&o.fromEnv, "from-env", false, "read the value from the environment variable ENV_VAR")
 	o.rep.add(c, "secret")
-	a.addJSON(c)
 	return c
 }
 
-// Validate checks the arguments and flags before anything is read or sent.
-func (o *secretAddOptions) Validate(c *cobra.Command, args []string) error {
-	o.envVar = args[0]
-	if err := o.job.check(c); err != nil {
+func (o *secretAddOptions) Complete(c *cobra.Command, args []string) error {
+	o.job.complete(c)
+	return o.oneArg.Complete(c, args)
+}
+
+// Validate checks the argument and flags before anything is read or sent.
+func (o *secretAddOptions) Validate() error {
+	if err := o.job.validate(); err != nil {
 		return err
 	}
 	if err := o.rep.check(); err != nil {
 		return err
 	}
-	if m := hubv1alpha1.CheckEnvVar(o.envVar); m != "" {
+	if m := hubv1alpha1.CheckEnvVar(o.arg); m != "" {
 		return usagef("ENV_VAR %s", m)
 	}
 	return nil
 }
 
-// Complete reads the value and builds the request body.
-func (o *secretAddOptions) Complete() error {
+// Run reads the value and stores the secret, asking before it replaces an active one.
+func (o *secretAddOptions) Run(ctx context.Context) error {
 	src := valueSource{}
 	if o.fromEnv {
-		src.fromEnv = o.envVar
+		src.fromEnv = o.arg
 	}
-	value, err := o.a.readValue(src, "Value of "+o.envVar)
+	value, err := o.readValue(src, "Value of "+o.arg)
 	if err != nil {
 		return err
 	}
-	o.body = secretswire.StoreSecret{EnvVar: &o.envVar, Value: secretswire.Ptr(string(value))}
-	if o.job.id != "" {
-		o.body.Scope, o.body.JobID = secretswire.Ptr(string(hubv1alpha1.ScopeJob)), &o.job.id
-	}
+	body := secretswire.StoreSecret{EnvVar: &o.arg, Value: secretswire.Ptr(string(value))}
+	o.job.scope(&body.Scope, &body.JobID)
 	if o.provider != "" {
-		o.body.Provider = &o.provider
+		body.Provider = &o.provider
 	}
-	return nil
-}
-
-// Run stores the secret, asking before it replaces an active one.
-func (o *secretAddOptions) Run(ctx context.Context) error {
-	api, opts, err := o.a.api()
-	if err != nil {
-		return err
-	}
-	o.body.Org = orgField(opts)
-	var rec secretswire.Record
-	replaced, err := o.a.storeWithConfirm(o.rep, func(supersede *string) error {
-		o.body.SupersedeCredentialID = supersede
-		return api.Do(ctx, http.MethodPost, "/v1/secrets", nil, o.body, &rec)
+	rec, replaced, err := store[secretswire.Record](ctx, o.app, o.rep, "/v1/secrets", func(org, supersede *string) any {
+		body.Org, body.SupersedeCredentialID = org, supersede
+		return body
 	}, func(e map[string]any) string { return "the active secret " + ending(e) })
 	if err != nil {
 		return err
 	}
-	return o.a.secretPrinter().stored(rec, replaced)
+	return o.secretPrinter().stored(rec, replaced)
 }

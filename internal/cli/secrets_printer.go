@@ -23,26 +23,22 @@ func (p secretPrinter) stored(rec secretswire.Record, replaced bool) error {
 }
 
 func (p secretPrinter) secrets(pg paging, all []secretswire.Record) error {
-	lo, hi, page := p.a.window(pg, len(all))
-	items := all[lo:hi]
-	switch {
-	case p.a.json:
-		return p.a.printJSON(newListPage(items, page))
-	case p.a.quiet:
-		for _, s := range items {
-			fmt.Fprintln(p.a.stdout, s.ID)
-		}
-		return nil
-	}
-	t := p.a.newTable("ENV VAR", "SCOPE", "JOB", "VALUE", "STATUS", "CREATED", "LAST USED", "ID")
-	for _, s := range items {
-		t.row(s.EnvVar, s.Scope, orDash(s.JobID), masked(s.ValueLast4), s.Status, s.CreatedAt, orDash(s.LastUsedAt), s.ID)
-	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	p.a.pageHint(pg, page, "secret")
-	return nil
+	return printList(p.a, pg, all, list[secretswire.Record]{
+		noun:  "secret",
+		id:    func(s secretswire.Record) string { return s.ID },
+		table: func(page []secretswire.Record) error { return printTable(p.a, secretColumns, page) },
+	})
+}
+
+var secretColumns = []column[secretswire.Record]{
+	{"ENV VAR", func(s secretswire.Record) string { return s.EnvVar }},
+	{"SCOPE", func(s secretswire.Record) string { return s.Scope }},
+	{"JOB", func(s secretswire.Record) string { return orDash(s.JobID) }},
+	{"VALUE", func(s secretswire.Record) string { return masked(s.ValueLast4) }},
+	{"STATUS", func(s secretswire.Record) string { return s.Status }},
+	{"CREATED", func(s secretswire.Record) string { return s.CreatedAt }},
+	{"LAST USED", func(s secretswire.Record) string { return orDash(s.LastUsedAt) }},
+	{"ID", func(s secretswire.Record) string { return s.ID }},
 }
 
 func (p secretPrinter) registryStored(rec secretswire.RegistryRecord, replaced bool) error {
@@ -54,26 +50,23 @@ func (p secretPrinter) registryStored(rec secretswire.RegistryRecord, replaced b
 }
 
 func (p secretPrinter) registry(pg paging, all []secretswire.RegistryRecord) error {
-	lo, hi, page := p.a.window(pg, len(all))
-	items := all[lo:hi]
-	switch {
-	case p.a.json:
-		return p.a.printJSON(newListPage(items, page))
-	case p.a.quiet:
-		for _, r := range items {
-			fmt.Fprintln(p.a.stdout, r.ID)
-		}
-		return nil
-	}
-	t := p.a.newTable("NAME", "PROVIDER", "REGISTRY HOST", "USERNAME", "FINGERPRINT", "STATUS", "CREATED", "LAST USED", "ID")
-	for _, r := range items {
-		t.row(r.DisplayName, r.Provider, r.RegistryHost, r.Username, r.Fingerprint, r.Status, r.CreatedAt, orDash(r.LastUsedAt), r.ID)
-	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	p.a.pageHint(pg, page, "credential")
-	return nil
+	return printList(p.a, pg, all, list[secretswire.RegistryRecord]{
+		noun:  "credential",
+		id:    func(r secretswire.RegistryRecord) string { return r.ID },
+		table: func(page []secretswire.RegistryRecord) error { return printTable(p.a, registryColumns, page) },
+	})
+}
+
+var registryColumns = []column[secretswire.RegistryRecord]{
+	{"NAME", func(r secretswire.RegistryRecord) string { return r.DisplayName }},
+	{"PROVIDER", func(r secretswire.RegistryRecord) string { return r.Provider }},
+	{"REGISTRY HOST", func(r secretswire.RegistryRecord) string { return r.RegistryHost }},
+	{"USERNAME", func(r secretswire.RegistryRecord) string { return r.Username }},
+	{"FINGERPRINT", func(r secretswire.RegistryRecord) string { return r.Fingerprint }},
+	{"STATUS", func(r secretswire.RegistryRecord) string { return r.Status }},
+	{"CREATED", func(r secretswire.RegistryRecord) string { return r.CreatedAt }},
+	{"LAST USED", func(r secretswire.RegistryRecord) string { return orDash(r.LastUsedAt) }},
+	{"ID", func(r secretswire.RegistryRecord) string { return r.ID }},
 }
 
 // affected prints the answer of a DELETE.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -16,18 +15,18 @@ import (
 
 // registryAddOptions are the inputs of `podium hub registry-credentials add`.
 type registryAddOptions struct {
-	a                             *app
-	name                          string
+	*app
+	oneArg                        // the display name
 	server, username, passwordEnv string
 	serviceAccountFile            string
 	rep                           replaceFlags
-	// set by Complete
-	body secretswire.StoreRegistry
+	// hostGiven is whether --registry-host (or --server) was given (Complete).
+	hostGiven bool
 }
 
 func (a *app) registryAddCmd() *cobra.Command {
-	o := &registryAddOptions{a: a}
-	c := &cobra.Command{
+	o := &registryAddOptions{app: a}
+	c := a.verb(o, &cobra.Command{
 		Use:   "add DISPLAY_NAME --registry-host HOST[:PORT] (--service-account-json FILE | --username U [--password-env VAR]) [--yes | --supersede ID]",
 		Short: "Store a container registry credential: a Google service-account key, or a user name and password",
 		Long: "Stores the credential DISPLAY_NAME of the organization for the registry at --registry-host.\n" +
@@ -38,16 +37,7 @@ func (a *app) registryAddCmd() *cobra.Command {
 			"never from a flag. When an active credential of that name exists, a terminal asks whether to replace\n" +
 			"it; elsewhere --yes (or --supersede ID) is required. An organization holds at most 20.",
 		Args: exactArgs(1, "a display name"),
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Validate(c, args); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(a.ctx(c))
-		},
-	}
+	})
 	c.Flags().StringVar(&o.server, "registry-host", "", "the registry's host name with an optional port, e.g. us-docker.pkg.dev or ghcr.io")
 	c.Flags().StringVar(&o.server, "server", "", "the registry's host name (an older name of --registry-host)")
 	_ = c.Flags().MarkDeprecated("server", "use --registry-host")
@@ -55,14 +45,17 @@ func (a *app) registryAddCmd() *cobra.Command {
 	c.Flags().StringVar(&o.username, "username", "", "the account to sign in with (a registry other than GAR)")
 	c.Flags().StringVar(&o.passwordEnv, "password-env", "", "read the password from this environment variable")
 	o.rep.add(c, "credential")
-	a.addJSON(c)
 	return c
 }
 
-// Validate checks the arguments and flags with the API's own field rules.
-func (o *registryAddOptions) Validate(c *cobra.Command, args []string) error {
-	o.name = args[0]
-	if !c.Flags().Changed("registry-host") && !c.Flags().Changed("server") {
+func (o *registryAddOptions) Complete(c *cobra.Command, args []string) error {
+	o.hostGiven = c.Flags().Changed("registry-host") || c.Flags().Changed("server")
+	return o.oneArg.Complete(c, args)
+}
+
+// Validate checks the argument and flags with the API's own field rules.
+func (o *registryAddOptions) Validate() error {
+	if !o.hostGiven {
 		return usagef("--registry-host is required")
 	}
 	if (o.serviceAccountFile == "") == (o.username == "") {
@@ -75,7 +68,7 @@ func (o *registryAddOptions) Validate(c *cobra.Command, args []string) error {
 		return err
 	}
 	checks := []struct{ flag, msg string }{
-		{"DISPLAY_NAME", hubv1alpha1.CheckDisplayName(o.name)}, {"--registry-host", hubv1alpha1.CheckServer(o.server)},
+		{"DISPLAY_NAME", hubv1alpha1.CheckDisplayName(o.arg)}, {"--registry-host", hubv1alpha1.CheckServer(o.server)},
 	}
 	if o.username != "" {
 		checks = append(checks, struct{ flag, msg string }{"--username", hubv1alpha1.CheckUsername(o.username)})
@@ -88,29 +81,22 @@ func (o *registryAddOptions) Validate(c *cobra.Command, args []string) error {
 	return nil
 }
 
-// Complete reads the key or the password and builds the request body.
-func (o *registryAddOptions) Complete() error {
-	o.body = secretswire.StoreRegistry{RegistryHost: &o.server, DisplayName: &o.name}
+// body reads the key or the password and builds the request body.
+func (o *registryAddOptions) body() (secretswire.StoreRegistry, error) {
+	body := secretswire.StoreRegistry{RegistryHost: &o.server, DisplayName: &o.arg}
 	if o.serviceAccountFile != "" {
-		key, err := o.a.readKeyFile(o.serviceAccountFile)
+		key, err := o.readKeyFile(o.serviceAccountFile)
 		if err != nil {
-			return err
+			return body, err
 		}
 		// The file's text as a JSON string, as Harbor sends it; the API checks that it
 		// is a service-account key.
-		raw, err := json.Marshal(string(key))
-		if err != nil {
-			return err
-		}
-		o.body.ServiceAccountJSON = raw
-		return nil
+		body.ServiceAccountJSON, err = json.Marshal(string(key))
+		return body, err
 	}
-	value, err := o.a.readValue(valueSource{fromEnv: o.passwordEnv}, "Password for "+o.username+"@"+o.server)
-	if err != nil {
-		return err
-	}
-	o.body.Username, o.body.Password = &o.username, secretswire.Ptr(string(value))
-	return nil
+	value, err := o.readValue(valueSource{fromEnv: o.passwordEnv}, "Password for "+o.username+"@"+o.server)
+	body.Username, body.Password = &o.username, secretswire.Ptr(string(value))
+	return body, err
 }
 
 // readKeyFile reads a key file (- for stdin), at most the API's value limit.
@@ -134,23 +120,22 @@ func (a *app) readKeyFile(path string) ([]byte, error) {
 	return b, nil
 }
 
-// Run stores the credential, asking before it replaces an active one.
+// Run reads the key or the password and stores the credential, asking before it
+// replaces an active one.
 func (o *registryAddOptions) Run(ctx context.Context) error {
-	api, opts, err := o.a.api()
+	body, err := o.body()
 	if err != nil {
 		return err
 	}
-	o.body.Org = orgField(opts)
-	var rec secretswire.RegistryRecord
-	replaced, err := o.a.storeWithConfirm(o.rep, func(supersede *string) error {
-		o.body.SupersedeCredentialID = supersede
-		return api.Do(ctx, http.MethodPost, "/v1/registry-credentials", nil, o.body, &rec)
+	rec, replaced, err := store[secretswire.RegistryRecord](ctx, o.app, o.rep, "/v1/registry-credentials", func(org, supersede *string) any {
+		body.Org, body.SupersedeCredentialID = org, supersede
+		return body
 	}, func(e map[string]any) string {
 		fp, _ := e["fingerprint"].(string)
-		return fmt.Sprintf("the active registry credential %q %s (fingerprint %s)", o.name, ending(e), fp)
+		return fmt.Sprintf("the active registry credential %q %s (fingerprint %s)", o.arg, ending(e), fp)
 	})
 	if err != nil {
 		return err
 	}
-	return o.a.secretPrinter().registryStored(rec, replaced)
+	return o.secretPrinter().registryStored(rec, replaced)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/spf13/cobra"
 
@@ -11,48 +12,42 @@ import (
 	"podium.dev/podium/internal/wire/secretswire"
 )
 
-// registryDeleteOptions are the inputs of `podium hub registry-credentials delete`.
+// registryDeleteOptions are the inputs of `podium hub registry-credentials delete
+// ID | DISPLAY_NAME`.
 type registryDeleteOptions struct {
-	a     *app
-	name  string
+	*app
+	oneArg
 	purge bool
 }
 
 func (a *app) registryDeleteCmd() *cobra.Command {
-	o := &registryDeleteOptions{a: a}
-	c := &cobra.Command{
+	o := &registryDeleteOptions{app: a}
+	c := a.verb(o, &cobra.Command{
 		Use:   "delete ID | DISPLAY_NAME [--purge]",
 		Short: "Revoke a registry credential by its id, or the active one of a display name (--purge: delete it for good)",
 		Long: "Revokes the registry credential ID (as listed), or the active credential named DISPLAY_NAME.\n" +
 			"With --purge the record is deleted instead: by ID that record only, by DISPLAY_NAME every record of\n" +
 			"that name (active and revoked).",
 		Args: exactArgs(1, "an id or a display name"),
-		RunE: func(c *cobra.Command, args []string) error {
-			o.name = args[0]
-			return o.Run(a.ctx(c))
-		},
-	}
+	})
 	c.Flags().BoolVar(&o.purge, "purge", false, "delete every record of the credential (active and revoked) instead of revoking it")
-	a.addJSON(c)
 	return c
 }
 
 // Run revokes (or purges) the credential.
 func (o *registryDeleteOptions) Run(ctx context.Context) error {
-	api, opts, err := o.a.api()
+	what := fmt.Sprintf("registry credential %q", o.arg)
+	out, err := call[secretswire.Affected](ctx, o.app, http.MethodDelete, "/v1/registry-credentials", func(org *string) (url.Values, any) {
+		body := secretswire.RevokeRegistry{Purge: &o.purge, Org: org}
+		if hubv1alpha1.IsUUID(o.arg) {
+			body.CredentialID, what = &o.arg, "registry credential "+o.arg
+		} else {
+			body.DisplayName = &o.arg
+		}
+		return nil, body
+	})
 	if err != nil {
 		return err
 	}
-	body := secretswire.RevokeRegistry{Purge: &o.purge, Org: orgField(opts)}
-	what := fmt.Sprintf("registry credential %q", o.name)
-	if hubv1alpha1.IsUUID(o.name) {
-		body.CredentialID, what = &o.name, "registry credential "+o.name
-	} else {
-		body.DisplayName = &o.name
-	}
-	var out secretswire.Affected
-	if err := api.Do(ctx, http.MethodDelete, "/v1/registry-credentials", nil, body, &out); err != nil {
-		return err
-	}
-	return o.a.secretPrinter().affected(out, what, o.purge)
+	return o.secretPrinter().affected(out, what, o.purge)
 }

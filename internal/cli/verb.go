@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// verbOptions is a verb of `podium hub leaderboard`, in a file of its own (lb_<verb>.go,
-// row_<verb>.go) with its printer beside it (<file>_printer.go) where it prints more
+// verbOptions is a verb of the CLI, in a file of its own (lb_<verb>.go, row_<verb>.go,
+// secrets_<verb>.go) with its printer beside it (<file>_printer.go) where it prints more
 // than a line, as kubectl's and kueuectl's commands are shaped:
 //   - Complete takes the positional arguments and what only the command knows (which
 //     flags were given);
@@ -32,3 +32,59 @@ func (a *app) runVerb(o verbOptions) func(*cobra.Command, []string) error {
 		return o.Run(a.ctx(c))
 	}
 }
+
+// verb is the command of a verb: c (its use line, help and arguments) running o, with
+// --json; the verb adds its own flags to it.
+func (a *app) verb(o verbOptions, c *cobra.Command) *cobra.Command {
+	c.RunE = a.runVerb(o)
+	a.addJSON(c)
+	return c
+}
+
+// noInput is the Complete and Validate of a verb without arguments whose flags need no
+// check.
+type noInput struct{}
+
+func (noInput) Complete(*cobra.Command, []string) error { return nil }
+
+func (noInput) Validate() error { return nil }
+
+// listVerb is the command of a list verb: verb's, with --quiet (printing quietWhat)
+// and --no-headers, and --limit and --page when p is not nil.
+func (a *app) listVerb(o verbOptions, p *paging, quietWhat string, c *cobra.Command) *cobra.Command {
+	a.verb(o, c)
+	if p != nil {
+		p.add(c)
+	}
+	a.addListFlags(c, quietWhat)
+	return c
+}
+
+// oneArg is the Complete of a verb of one positional argument (a leaderboard, a row id,
+// an environment variable name): it records it. A verb that checks nothing more takes
+// its Validate too.
+type oneArg struct{ arg string }
+
+func (o *oneArg) Complete(_ *cobra.Command, args []string) error {
+	o.arg = args[0]
+	return nil
+}
+
+func (*oneArg) Validate() error { return nil }
+
+// listArgs is the Complete and Validate of a list verb: its positional argument when it
+// takes one, and --limit and --page.
+type listArgs struct {
+	arg    string
+	paging paging
+}
+
+func (o *listArgs) Complete(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		o.arg = args[0]
+	}
+	o.paging.complete(c)
+	return nil
+}
+
+func (o *listArgs) Validate() error { return o.paging.validate() }

@@ -85,13 +85,7 @@ func (rd *Read) ServeHistory(w http.ResponseWriter, r *http.Request) {
 	sum := sha256.Sum256(body)
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
 	h["Etag"] = []string{etag}
-	if public {
-		h["Cache-Control"] = cacheGETPublic
-	} else {
-		h["Cache-Control"] = cacheNoStorePrivate
-	}
-	if matchesETag(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
+	if notModified(w, r, etag, public, cacheGETPublic, cacheNoStorePrivate) {
 		return
 	}
 	h["Content-Type"] = contentTypeJSON

@@ -354,13 +354,7 @@ func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool
 		etag = key.etag()
 		h["Etag"] = []string{etag}
 	}
-	if lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {
-		h["Cache-Control"] = public
-	} else {
-		h["Cache-Control"] = private
-	}
-	if matchesETag(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
+	if notModified(w, r, etag, lb.Spec.Visibility == hubv1alpha1.VisibilityPublic, public, private) {
 		return
 	}
 	if !hit {
@@ -440,6 +434,21 @@ func (rd *Read) lookup(ctx context.Context, t target) (*hubv1alpha1.Leaderboard,
 	}
 	// Two objects can claim a slug; serve the one the controller keeps Ready.
 	return boardres.Owner(list.Items), nil
+}
+
+// notModified sets the Cache-Control of a public or a private answer and, when the
+// request already holds etag (If-None-Match), answers 304 Not Modified and says so.
+func notModified(w http.ResponseWriter, r *http.Request, etag string, public bool, cachePublic, cachePrivate []string) bool {
+	if public {
+		w.Header()["Cache-Control"] = cachePublic
+	} else {
+		w.Header()["Cache-Control"] = cachePrivate
+	}
+	if matchesETag(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	return false
 }
 
 // matchesETag implements If-None-Match: a list of entity tags, weak or strong, or "*".

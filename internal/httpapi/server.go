@@ -80,27 +80,22 @@ type Server struct {
 	bareBase atomic.Bool
 }
 
+// orDefault sets an option that is not positive (unset) to its default.
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
 // New returns a server with /healthz and /readyz mounted; mount the API with Handle
 // before Start.
 func New(o Options) *Server {
-	if o.ReadHeaderTimeout <= 0 {
-		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
-	}
-	if o.ReadTimeout <= 0 {
-		o.ReadTimeout = DefaultReadTimeout
-	}
-	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = DefaultWriteTimeout
-	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = DefaultIdleTimeout
-	}
-	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = DefaultShutdownTimeout
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
+	orDefault(&o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	orDefault(&o.ReadTimeout, DefaultReadTimeout)
+	orDefault(&o.WriteTimeout, DefaultWriteTimeout)
+	orDefault(&o.IdleTimeout, DefaultIdleTimeout)
+	orDefault(&o.ShutdownTimeout, DefaultShutdownTimeout)
+	orDefault(&o.MaxBodyBytes, DefaultMaxBodyBytes)
 	s := &Server{o: o, mux: http.NewServeMux(), bound: make(chan struct{}), unmatched: newRouteStats(routeUnmatched)}
 	s.routes.Store(&map[string]*routeStats{})
 	s.handler = s.frame(s.mux)

@@ -138,35 +138,34 @@ type gauge struct {
 	n      int
 }
 
-var gauges = []gauge{
-	{hostedSecretsDesc, HostedSecretsName, &hubv1alpha1.HostedSecret{}, func(o client.Object) (key, bool) {
-		hs, ok := o.(*hubv1alpha1.HostedSecret)
+// keyOf is a gauge's key of an object of type T (any other object has none).
+func keyOf[T client.Object](f func(T) key) func(client.Object) (key, bool) {
+	return func(o client.Object) (key, bool) {
+		t, ok := o.(T)
 		if !ok {
 			return key{}, false
 		}
+		return f(t), true
+	}
+}
+
+var gauges = []gauge{
+	{hostedSecretsDesc, HostedSecretsName, &hubv1alpha1.HostedSecret{}, keyOf(func(hs *hubv1alpha1.HostedSecret) key {
 		state := string(hs.Status.State)
 		if state == "" {
 			state = "pending"
 		}
 		ready, reason := condition(hs.Status.Conditions, hubv1alpha1.ConditionReady)
-		return key{hs.Namespace, state, ready, reason}, true
-	}, 4},
-	{leaderboardsDesc, LeaderboardsName, &hubv1alpha1.Leaderboard{}, func(o client.Object) (key, bool) {
-		lb, ok := o.(*hubv1alpha1.Leaderboard)
-		if !ok {
-			return key{}, false
-		}
+		return key{hs.Namespace, state, ready, reason}
+	}), 4},
+	{leaderboardsDesc, LeaderboardsName, &hubv1alpha1.Leaderboard{}, keyOf(func(lb *hubv1alpha1.Leaderboard) key {
 		ready, reason := condition(lb.Status.Conditions, hubv1alpha1.ConditionReady)
-		return key{lb.Namespace, ready, reason}, true
-	}, 3},
-	{rowsDesc, LeaderboardRowsName, &hubv1alpha1.LeaderboardRow{}, func(o client.Object) (key, bool) {
-		r, ok := o.(*hubv1alpha1.LeaderboardRow)
-		if !ok {
-			return key{}, false
-		}
+		return key{lb.Namespace, ready, reason}
+	}), 3},
+	{rowsDesc, LeaderboardRowsName, &hubv1alpha1.LeaderboardRow{}, keyOf(func(r *hubv1alpha1.LeaderboardRow) key {
 		valid, reason := condition(r.Status.Conditions, hubv1alpha1.ConditionValid)
-		return key{r.Namespace, valid, reason}, true
-	}, 3},
+		return key{r.Namespace, valid, reason}
+	}), 3},
 	// The cache holds Podium's own Secrets only (values and run Secrets); run Secrets
 	// carry the kind they were made for.
 	{runSecretsDesc, RunSecretsName, &corev1.Secret{}, func(o client.Object) (key, bool) {

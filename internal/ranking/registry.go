@@ -67,49 +67,23 @@ func (r *Registry) Feed(ctx context.Context, c cache.Cache) error {
 	if err != nil {
 		return fmt.Errorf("getting the LeaderboardRow informer: %w", err)
 	}
-	boardReg, err := boards.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if lb, ok := obj.(*hubv1alpha1.Leaderboard); ok {
-				r.setBoard(lb)
-			}
-		},
-		UpdateFunc: func(_, obj any) {
-			if lb, ok := obj.(*hubv1alpha1.Leaderboard); ok {
-				r.setBoard(lb)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			if lb, ok := tombstone(obj).(*hubv1alpha1.Leaderboard); ok {
-				r.deleteBoard(lb)
-			}
-		},
-	})
+	boardReg, err := boards.AddEventHandler(handler(r.setBoard, r.deleteBoard))
 	if err != nil {
 		return fmt.Errorf("watching Leaderboards: %w", err)
 	}
-	rowReg, err := rows.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if row, ok := obj.(*hubv1alpha1.LeaderboardRow); ok {
-				r.setRow(row)
-			}
-		},
-		UpdateFunc: func(oldObj, obj any) {
-			row, ok := obj.(*hubv1alpha1.LeaderboardRow)
-			if !ok {
-				return
-			}
-			// spec.leaderboard is immutable, but an index must not keep a row twice.
-			if old, ok := oldObj.(*hubv1alpha1.LeaderboardRow); ok && keyOfRow(old) != keyOfRow(row) {
-				r.deleteRow(old)
-			}
-			r.setRow(row)
-		},
-		DeleteFunc: func(obj any) {
-			if row, ok := tombstone(obj).(*hubv1alpha1.LeaderboardRow); ok {
-				r.deleteRow(row)
-			}
-		},
-	})
+	rowHandler := handler(r.setRow, r.deleteRow)
+	rowHandler.UpdateFunc = func(oldObj, obj any) {
+		row, ok := obj.(*hubv1alpha1.LeaderboardRow)
+		if !ok {
+			return
+		}
+		// spec.leaderboard is immutable, but an index must not keep a row twice.
+		if old, ok := oldObj.(*hubv1alpha1.LeaderboardRow); ok && keyOfRow(old) != keyOfRow(row) {
+			r.deleteRow(old)
+		}
+		r.setRow(row)
+	}
+	rowReg, err := rows.AddEventHandler(rowHandler)
 	if err != nil {
 		return fmt.Errorf("watching LeaderboardRows: %w", err)
 	}
@@ -117,6 +91,28 @@ func (r *Registry) Feed(ctx context.Context, c cache.Cache) error {
 	r.synced = append(r.synced, boardReg, rowReg)
 	r.mu.Unlock()
 	return nil
+}
+
+// handler keeps the index of objects of type T: set on an add or an update, del on a
+// delete (also of a tombstone).
+func handler[T any](set, del func(T)) toolscache.ResourceEventHandlerFuncs {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if t, ok := obj.(T); ok {
+				set(t)
+			}
+		},
+		UpdateFunc: func(_, obj any) {
+			if t, ok := obj.(T); ok {
+				set(t)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := tombstone(obj).(T); ok {
+				del(t)
+			}
+		},
+	}
 }
 
 // tombstone unwraps the last known state of an object whose deletion the informer

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"podium.dev/podium/internal/controllermanager"
@@ -36,23 +37,34 @@ func StartWorkloadControllers(ctx context.Context, env *envtest.Environment, out
 }
 
 func startControllerManager(ctx context.Context, env *envtest.Environment, out io.Writer, o controllermanager.Options) (*controllermanager.Process, error) {
-	admin, err := env.AddUser(envtest.User{Name: "kube-controller-manager", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "podium-kcm-")
+	dir, kubeconfig, err := adminKubeconfig(env, nil, "kube-controller-manager", "podium-kcm-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir) // read once, at start (it embeds its credentials)
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		return nil, err
-	}
 	o.Binary, o.Kubeconfig, o.Output = controllermanager.BinaryIn(env.BinaryAssetsDirectory), kubeconfig, out
 	return controllermanager.Start(ctx, o)
+}
+
+// adminKubeconfig adds a cluster admin called name (system:masters) and writes its
+// kubeconfig, which embeds its credentials, into a new directory dir (pattern as
+// os.MkdirTemp's); the caller removes dir.
+func adminKubeconfig(env *envtest.Environment, cfg *rest.Config, name, pattern string) (dir, kubeconfig string, err error) {
+	admin, err := env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, cfg)
+	if err != nil {
+		return "", "", err
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		return "", "", err
+	}
+	if dir, err = os.MkdirTemp("", pattern); err != nil {
+		return "", "", err
+	}
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", "", err
+	}
+	return dir, kubeconfig, nil
 }

@@ -25,20 +25,8 @@ func StartOperatorProcess(ctx context.Context, env *envtest.Environment, cfg *re
 	if bin == "" {
 		return nil, errors.New("PODIUM_BIN is not set (make test sets it to the directory of the built binaries)")
 	}
-	admin, err := env.AddUser(envtest.User{Name: "podium-replica", Groups: []string{"system:masters"}}, cfg)
+	dir, kubeconfig, err := adminKubeconfig(env, cfg, "podium-replica", "podium-replica-")
 	if err != nil {
-		return nil, err
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "podium-replica-")
-	if err != nil {
-		return nil, err
-	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
 		return nil, err
 	}
 	if err := ensureNamespace(ctx, cfg, DeliveryNamespace); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -159,10 +160,8 @@ func (c *Client) Board(ctx context.Context, ref string) (*hubv1alpha1.Leaderboar
 		if err := c.findByID(ctx, &list, ref); err != nil {
 			return nil, KubeError(err, "leaderboard "+ref)
 		}
-		for i := range list.Items {
-			if hubv1alpha1.ID(&list.Items[i]) == ref {
-				return &list.Items[i], nil
-			}
+		if lb := withID(list.Items, ref); lb != nil {
+			return lb, nil
 		}
 		return nil, c.notFound("leaderboard", ref)
 	}
@@ -198,12 +197,24 @@ func (c *Client) Row(ctx context.Context, id string) (*hubv1alpha1.LeaderboardRo
 	if err := c.findByID(ctx, &list, id); err != nil {
 		return nil, KubeError(err, "row "+id)
 	}
-	for i := range list.Items {
-		if hubv1alpha1.ID(&list.Items[i]) == id {
-			return &list.Items[i], nil
-		}
+	if row := withID(list.Items, id); row != nil {
+		return row, nil
 	}
 	return nil, c.notFound("row", id)
+}
+
+// withID is the item of a list whose id is id (the selector found it by a label; a
+// copied label does not make another object's id).
+func withID[T any, P interface {
+	*T
+	metav1.Object
+}](items []T, id string) P {
+	for i := range items {
+		if p := P(&items[i]); hubv1alpha1.ID(p) == id {
+			return p
+		}
+	}
+	return nil
 }
 
 // BoardOf returns the leaderboard a row belongs to.

@@ -89,12 +89,8 @@ func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, o
 // BoardFlags are the definition flags of `create`: set ones override the --config
 // file's values (a board can be created from flags alone).
 type BoardFlags struct {
-	Package, Name, Title, Visibility string
-	Description                      *string
-	// VersionFlags is true when a dataset-version flag was given: Refs and IDs then
-	// replace the file's.
-	VersionFlags bool
-	Refs, IDs    []string
+	Package, Name, Title string
+	DefinitionFlags
 }
 
 func (f BoardFlags) apply(s *hubv1alpha1.LeaderboardSpec) {
@@ -107,6 +103,21 @@ func (f BoardFlags) apply(s *hubv1alpha1.LeaderboardSpec) {
 	if f.Title != "" {
 		s.Title = f.Title
 	}
+	f.DefinitionFlags.apply(s)
+}
+
+// DefinitionFlags are the definition flags of create and update (docs/cli.md): a flag
+// given overrides the file's value.
+type DefinitionFlags struct {
+	Description *string
+	Visibility  string
+	// VersionFlags is true when a dataset-version flag was given: Refs and IDs then
+	// replace the associations (the file's, or the board's).
+	VersionFlags bool
+	Refs, IDs    []string
+}
+
+func (f DefinitionFlags) apply(s *hubv1alpha1.LeaderboardSpec) {
 	if f.Description != nil {
 		d := *f.Description
 		s.Description = &d

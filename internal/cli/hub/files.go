@@ -78,18 +78,15 @@ func LoadConfig(path string) (*Config, error) {
 		}
 		return &Config{Manifest: m}, nil
 	}
-	if len(docs) > 1 {
-		return nil, apierr.BadRequest("", "%s: holds %d documents; a definition file holds one", path, len(docs))
-	}
-	var f BoardFile
-	if err := docs[0].decodeStrict(&f); err != nil {
+	f, err := decodeOne[BoardFile](path, "a definition file", docs)
+	if err != nil {
 		return nil, err
 	}
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(docs[0].json, &keys); err != nil {
 		return nil, apierr.BadRequest("", "%s: a definition file is an object", path)
 	}
-	cfg := &Config{File: &f, Keys: map[string]bool{}}
+	cfg := &Config{File: f, Keys: map[string]bool{}}
 	for k := range keys {
 		cfg.Keys[k] = true
 	}
@@ -102,17 +99,14 @@ func LoadRows(path string) (*RowsFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(docs) > 1 {
-		return nil, apierr.BadRequest("", "%s: holds %d documents; a rows file holds one", path, len(docs))
-	}
-	var f RowsFile
-	if err := docs[0].decodeStrict(&f); err != nil {
+	f, err := decodeOne[RowsFile](path, "a rows file", docs)
+	if err != nil {
 		return nil, err
 	}
 	if f.Rows == nil {
 		return nil, docs[0].fieldError([]any{"rows"}, "is required: a list of rows")
 	}
-	return &f, nil
+	return f, nil
 }
 
 // LoadRow reads a one-row file (what `row export <row-id>` writes).
@@ -121,10 +115,16 @@ func LoadRow(path string) (*RowFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeOne[RowFile](path, "a row file", docs)
+}
+
+// decodeOne decodes a file that holds one document (what names the kind of file)
+// strictly into a T.
+func decodeOne[T any](path, what string, docs []document) (*T, error) {
 	if len(docs) > 1 {
-		return nil, apierr.BadRequest("", "%s: holds %d documents; a row file holds one", path, len(docs))
+		return nil, apierr.BadRequest("", "%s: holds %d documents; %s holds one", path, len(docs), what)
 	}
-	var f RowFile
+	var f T
 	if err := docs[0].decodeStrict(&f); err != nil {
 		return nil, err
 	}

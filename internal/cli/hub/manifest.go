@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
 )
@@ -20,11 +22,7 @@ var localAnnotations = []string{"kubectl.kubernetes.io/last-applied-configuratio
 // cluster assigned (uid, resourceVersion, status, the id label).
 func manifestBoard(lb *hubv1alpha1.Leaderboard) *hubv1alpha1.Leaderboard {
 	out := &hubv1alpha1.Leaderboard{Spec: *lb.Spec.DeepCopy()}
-	out.APIVersion = hubv1alpha1.GroupVersion.String()
-	out.Kind = "Leaderboard"
-	out.Name, out.Namespace = lb.Name, lb.Namespace
-	out.Labels = cleanLabels(lb.Labels)
-	out.Annotations = cleanAnnotations(lb.Annotations)
+	out.TypeMeta, out.ObjectMeta = manifestMeta("Leaderboard", lb)
 	return out
 }
 
@@ -33,12 +31,15 @@ func manifestBoard(lb *hubv1alpha1.Leaderboard) *hubv1alpha1.Leaderboard {
 // spec.leaderboard keep the link.
 func manifestRow(r *hubv1alpha1.LeaderboardRow) *hubv1alpha1.LeaderboardRow {
 	out := &hubv1alpha1.LeaderboardRow{Spec: *r.Spec.DeepCopy()}
-	out.APIVersion = hubv1alpha1.GroupVersion.String()
-	out.Kind = "LeaderboardRow"
-	out.Name, out.Namespace = r.Name, r.Namespace
-	out.Labels = cleanLabels(r.Labels)
-	out.Annotations = cleanAnnotations(r.Annotations)
+	out.TypeMeta, out.ObjectMeta = manifestMeta("LeaderboardRow", r)
 	return out
+}
+
+// manifestMeta is the metadata of an object of kind in a manifest: its name and
+// namespace, its labels and annotations without the cluster's own.
+func manifestMeta(kind string, in metav1.Object) (metav1.TypeMeta, metav1.ObjectMeta) {
+	return metav1.TypeMeta{APIVersion: hubv1alpha1.GroupVersion.String(), Kind: kind},
+		metav1.ObjectMeta{Name: in.GetName(), Namespace: in.GetNamespace(), Labels: cleanLabels(in.GetLabels()), Annotations: cleanAnnotations(in.GetAnnotations())}
 }
 
 func cleanLabels(in map[string]string) map[string]string {

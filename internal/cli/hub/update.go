@@ -15,16 +15,11 @@ import (
 
 // UpdateRequest is what `update` changes. Nil fields keep the current value.
 type UpdateRequest struct {
-	Config      *Config
-	Title       *string
-	Description *string
-	Visibility  string
-	// VersionFlags is true when a dataset-version flag was given: Refs and IDs then
-	// replace the associations (docs/cli.md).
-	VersionFlags bool
-	Refs, IDs    []string
-	Rows         *RowsFile
-	DryRun       bool
+	Config *Config
+	Title  *string
+	DefinitionFlags
+	Rows   *RowsFile
+	DryRun bool
 }
 
 // UpdateResult says what an update changed (or, with DryRun, would change).
@@ -121,17 +116,7 @@ func (req *UpdateRequest) apply(lb *hubv1alpha1.Leaderboard, spec *hubv1alpha1.L
 	if req.Title != nil {
 		spec.Title = *req.Title
 	}
-	if req.Description != nil {
-		d := *req.Description
-		spec.Description = &d
-	}
-	if req.Visibility != "" {
-		spec.Visibility = hubv1alpha1.Visibility(req.Visibility)
-	}
-	if req.VersionFlags {
-		refs, ids := append([]string{}, req.Refs...), append([]string{}, req.IDs...)
-		spec.DatasetVersionRefs, spec.DatasetVersionIDs = &refs, &ids
-	}
+	req.DefinitionFlags.apply(spec)
 	return nil
 }
 
