@@ -16,7 +16,7 @@ import (
 func (a *app) apiKeyCmd() *cobra.Command {
 	c := &cobra.Command{Use: "api-key", Aliases: []string{"api-keys"}, Short: "Create, list and revoke your Podium API keys (for HTTP clients such as Harbor)",
 		Args: noArgs, RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
-	c.PersistentFlags().StringVar(&a.endpoint, "endpoint", "", "Podium's HTTP endpoint (default: PODIUM_ENDPOINT, else the one recorded by auth login)")
+	a.addEndpointFlags(c)
 	c.AddCommand(a.apiKeyCreateCmd(), a.apiKeyListCmd(), a.apiKeyRevokeCmd())
 	return c
 }

@@ -25,7 +25,8 @@ import (
 // the printers in secrets_printer.go.
 
 // api returns the client of Podium's HTTP API: --endpoint, else PODIUM_ENDPOINT, else
-// the endpoint `auth login` recorded.
+// the endpoint `auth login` recorded; signed in with an API key when one is given
+// (apikey_client.go), else as the kubeconfig's user.
 func (a *app) api() (*hub.API, hub.Options, error) {
 	o, err := a.options()
 	if err != nil {
@@ -42,14 +43,14 @@ func (a *app) api() (*hub.API, hub.Options, error) {
 		}
 		endpoint = cfg.Endpoint
 	}
-	api, err := hub.NewAPI(o, endpoint)
+	api, err := a.connectAPI(o, endpoint)
 	return api, o, err
 }
 
 func (a *app) secretsCmd() *cobra.Command {
 	c := &cobra.Command{Use: "secrets", Aliases: []string{"secret"}, Short: "Store, list and revoke hosted secrets (through Podium's HTTP API)",
 		Args: noArgs, RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
-	c.PersistentFlags().StringVar(&a.endpoint, "endpoint", "", "Podium's HTTP endpoint (default: PODIUM_ENDPOINT, else the one recorded by auth login)")
+	a.addEndpointFlags(c)
 	c.AddCommand(a.secretAddCmd(), a.secretListCmd(), a.secretDeleteCmd())
 	return c
 }
@@ -57,7 +58,7 @@ func (a *app) secretsCmd() *cobra.Command {
 func (a *app) registryCmd() *cobra.Command {
 	c := &cobra.Command{Use: "registry-credentials", Aliases: []string{"registry-credential", "rc"}, Short: "Store, list and revoke container registry credentials (through Podium's HTTP API)",
 		Args: noArgs, RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
-	c.PersistentFlags().StringVar(&a.endpoint, "endpoint", "", "Podium's HTTP endpoint (default: PODIUM_ENDPOINT, else the one recorded by auth login)")
+	a.addEndpointFlags(c)
 	c.AddCommand(a.registryAddCmd(), a.registryListCmd(), a.registryDeleteCmd())
 	return c
 }
