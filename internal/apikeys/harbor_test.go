@@ -183,7 +183,7 @@ var _ = Describe("Harbor's hosted client, as it sends", func() {
 		code, out = harbor(http.MethodPost, "/secrets", bearer, map[string]any{"env_var": "ANTHROPIC_API_KEY", "value": "sk-ant-harbor-hosted-0001", "provider": "anthropic"})
 		Expect(code).To(Equal(http.StatusCreated), string(out))
 		Expect(keysOf(out)).To(ContainElements(secretKeys))
-		first := decode[struct{ ID, Scope, Status, ValueLast4 string }](out)
+		first := decode[struct{ ID, Scope, Status string }](out)
 		Expect(first.Scope).To(Equal("user"))
 		Expect(first.Status).To(Equal("active"))
 
@@ -197,7 +197,9 @@ var _ = Describe("Harbor's hosted client, as it sends", func() {
 		Expect(conflict.Existing).To(HaveKeyWithValue("value_last4", "0001"))
 		code, out = harbor(http.MethodPost, "/secrets", bearer, map[string]any{"env_var": "ANTHROPIC_API_KEY", "value": "sk-ant-harbor-hosted-0002", "supersede_secret_id": first.ID})
 		Expect(code).To(Equal(http.StatusCreated), string(out))
-		Expect(decode[struct{ ValueLast4 string }](out).ValueLast4).To(Equal("0002"))
+		Expect(decode[struct {
+			Last4 string `json:"value_last4"`
+		}](out).Last4).To(Equal("0002"))
 
 		By("list_hosted_secrets: GET ?status=active and ?status=all, read under secrets")
 		code, out = harbor(http.MethodGet, "/secrets?status=active", bearer, nil)
@@ -261,7 +263,7 @@ var _ = Describe("Harbor's hosted client, as it sends", func() {
 		Expect(code).To(Equal(http.StatusCreated), string(out))
 		regKeys := []string{"created_at", "display_name", "fingerprint", "id", "last_used_at", "provider", "registry_host", "status"}
 		Expect(keysOf(out)).To(ContainElements(regKeys))
-		cred := decode[struct{ ID, Provider, Status, DisplayName string }](out)
+		cred := decode[struct{ ID, Provider, Status string }](out)
 		Expect(cred.Provider).To(Equal("gar"))
 		Expect(string(out)).NotTo(ContainSubstring("harbor-hosted-canary"))
 
@@ -285,7 +287,10 @@ var _ = Describe("Harbor's hosted client, as it sends", func() {
 		creds := decode[struct{ Credentials []json.RawMessage }](out).Credentials
 		Expect(creds).To(HaveLen(1))
 		Expect(keysOf(creds[0])).To(ContainElements(regKeys))
-		Expect(decode[struct{ ID, DisplayName string }](creds[0])).To(And(HaveField("ID", second), HaveField("DisplayName", "test puller")))
+		Expect(decode[struct {
+			ID          string
+			DisplayName string `json:"display_name"`
+		}](creds[0])).To(And(HaveField("ID", second), HaveField("DisplayName", "test puller")))
 		code, out = harbor(http.MethodGet, "/registry-credentials?status=all", bearer, nil)
 		Expect(code).To(Equal(http.StatusOK), string(out))
 		Expect(decode[struct{ Credentials []json.RawMessage }](out).Credentials).To(HaveLen(2))
