@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -37,10 +38,10 @@ func (f *fakePodium) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			apierr.Write(w, apierr.Unauthenticated())
 		default:
 			n := f.exchanges.Add(1)
-			_ = json.NewEncoder(w).Encode(map[string]any{"access_token": "tok-" + string(rune('0'+n)), "expires_in": 3600})
+			_ = json.NewEncoder(w).Encode(map[string]any{"access_token": "tok-" + strconv.Itoa(int(n)), "expires_in": 3600})
 		}
 	default:
-		want := "Bearer tok-" + string(rune('0'+f.exchanges.Load()))
+		want := "Bearer tok-" + strconv.Itoa(int(f.exchanges.Load()))
 		if r.Header.Get("Authorization") != want {
 			apierr.Write(w, apierr.Unauthenticated())
 			return
