@@ -303,7 +303,7 @@ func (a *API) revokeRegistry(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.awaitRevoked(r.Context(), changed, in.Purge)
-	writeJSON(w, http.StatusOK, secretswire.Affected{Affected: len(changed)})
+	writeJSON(w, http.StatusOK, secretswire.RegistryAffected{CredentialID: in.ID, Affected: len(changed), Purged: in.Purge})
 }
 
 // revokeRegistryID revokes (or purges) the one record credential_id names: 404 when the
