@@ -1,6 +1,9 @@
 package apikeys_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -114,5 +117,203 @@ var _ = Describe("Harbor's API-key session", func() {
 		By("another address is not limited")
 		code, _ := callFrom(clientFrom("127.0.0.8"), http.MethodPost, "/v1/api-key-exchange", "", map[string]any{"api_key": "pdm_0123456789abcdef_wrong"})
 		Expect(code).To(Equal(http.StatusUnauthorized))
+	})
+})
+
+// Harbor's hosted client, request by request as harbor/hosted/{api,secrets,
+// registry_credentials,preflight}.py and harbor/auth/tokens.py build them: every URL is
+// {base}/functions/v1/<name>; the exchange sends only the publishable key (header
+// apikey) and {"api_key"}; every other call sends only "Authorization: Bearer <access
+// token>", no org (the key's creator's default organization), and reads the fields
+// below. A 401 makes Harbor re-exchange the key; 401 or 403 at the exchange is "key
+// rejected".
+var _ = Describe("Harbor's hosted client, as it sends", func() {
+	harbor := func(method, path, bearer string, body any) (int, []byte) {
+		GinkgoHelper()
+		var rd io.Reader
+		if body != nil {
+			b, err := json.Marshal(body)
+			Expect(err).NotTo(HaveOccurred())
+			rd = bytes.NewReader(b)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, op.BaseURL+"/functions/v1"+path, rd)
+		Expect(err).NotTo(HaveOccurred())
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json") // httpx's json=
+		}
+		if bearer == "" {
+			req.Header.Set("apikey", "sb_publishable_harbor-default") // SUPABASE_PUBLISHABLE_KEY
+		} else {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		out, err := io.ReadAll(resp.Body)
+		Expect(err).NotTo(HaveOccurred())
+		return resp.StatusCode, out
+	}
+	// errorOf is what harbor.hosted.api.error_details reads.
+	type harborError struct {
+		Error struct {
+			Code     string         `json:"code"`
+			Message  string         `json:"message"`
+			Existing map[string]any `json:"existing"`
+		} `json:"error"`
+	}
+
+	It("exchanges the key, then stores, lists and deletes secrets and registry credentials and runs preflight", func() {
+		org := newOrg("harbor-hosted")
+		owner := newPerson(org, "owner", "podium-org-owner")
+		k := createKey(owner, map[string]any{"name": "harbor"})
+
+		By("exchange_api_key: 200 {access_token, expires_in} with expires_in past Harbor's 20 s skew")
+		code, out := harbor(http.MethodPost, "/api-key-exchange", "", map[string]any{"api_key": k.Key})
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		tok := decode[struct {
+			AccessToken string  `json:"access_token"`
+			ExpiresIn   float64 `json:"expires_in"`
+		}](out)
+		Expect(tok.AccessToken).NotTo(BeEmpty())
+		Expect(tok.ExpiresIn).To(BeNumerically(">", 20))
+		bearer := tok.AccessToken
+
+		By("set_hosted_secret {env_var, value, provider}: the record _secret_from_row reads")
+		secretKeys := []string{"created_at", "env_var", "id", "job_id", "last_used_at", "provider", "scope", "status", "value_last4"}
+		code, out = harbor(http.MethodPost, "/secrets", bearer, map[string]any{"env_var": "ANTHROPIC_API_KEY", "value": "sk-ant-harbor-hosted-0001", "provider": "anthropic"})
+		Expect(code).To(Equal(http.StatusCreated), string(out))
+		Expect(keysOf(out)).To(ContainElements(secretKeys))
+		first := decode[struct{ ID, Scope, Status string }](out)
+		Expect(first.Scope).To(Equal("user"))
+		Expect(first.Status).To(Equal("active"))
+
+		By("409 replacement_required with error.existing {id, value_last4}; confirmed with supersede_secret_id")
+		code, out = harbor(http.MethodPost, "/secrets", bearer, map[string]any{"env_var": "ANTHROPIC_API_KEY", "value": "sk-ant-harbor-hosted-0002"})
+		Expect(code).To(Equal(http.StatusConflict), string(out))
+		conflict := decode[harborError](out).Error
+		Expect(conflict.Code).To(Equal("replacement_required"))
+		Expect(conflict.Message).NotTo(BeEmpty())
+		Expect(conflict.Existing).To(HaveKeyWithValue("id", first.ID))
+		Expect(conflict.Existing).To(HaveKeyWithValue("value_last4", "0001"))
+		code, out = harbor(http.MethodPost, "/secrets", bearer, map[string]any{"env_var": "ANTHROPIC_API_KEY", "value": "sk-ant-harbor-hosted-0002", "supersede_secret_id": first.ID})
+		Expect(code).To(Equal(http.StatusCreated), string(out))
+		Expect(decode[struct {
+			Last4 string `json:"value_last4"`
+		}](out).Last4).To(Equal("0002"))
+
+		By("list_hosted_secrets: GET ?status=active and ?status=all, read under secrets")
+		code, out = harbor(http.MethodGet, "/secrets?status=active", bearer, nil)
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		active := decode[struct{ Secrets []json.RawMessage }](out).Secrets
+		Expect(active).To(HaveLen(1))
+		Expect(keysOf(active[0])).To(ContainElements(secretKeys))
+		code, out = harbor(http.MethodGet, "/secrets?status=all", bearer, nil)
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		Expect(decode[struct{ Secrets []json.RawMessage }](out).Secrets).To(HaveLen(2))
+
+		By("run_hosted_preflight: POST {secrets url}/preflight with dump_hosted_config's config")
+		preflight := func() map[string]any {
+			GinkgoHelper()
+			code, out := harbor(http.MethodPost, "/secrets/preflight", bearer, map[string]any{
+				"config": map[string]any{
+					"job_name": "preflight", "n_attempts": 1, "n_concurrent_trials": 4,
+					"tasks":    []map[string]any{{"name": "harbor/task", "ref": "latest"}},
+					"datasets": []map[string]any{},
+					"agents": []map[string]any{
+						{"name": "claude-code", "model_name": "anthropic/claude-opus-4-1", "secrets": []string{"ANTHROPIC_API_KEY"}, "kwargs": map[string]any{}, "env": map[string]any{}},
+						{"name": "oracle", "kwargs": map[string]any{}, "env": map[string]any{}},
+					},
+					"environment": map[string]any{"env": map[string]any{}}, "verifier": map[string]any{"env": map[string]any{}},
+					"retry": map[string]any{"exclude_exceptions": nil},
+				},
+				"declared_env_vars": []string{"KAGGLE_API_KEY"},
+				"organization":      org,
+			})
+			Expect(code).To(Equal(http.StatusOK), string(out))
+			return decode[map[string]any](out)
+		}
+		report := preflight()
+		Expect(report).To(HaveKey("ok"))
+		Expect(report).To(HaveKey("task_requirements"))
+		Expect(report).To(HaveKey("agents"), "the older field, for clients before agent_requirements")
+		reqs := report["agent_requirements"].([]any)
+		Expect(reqs).To(HaveLen(2))
+		for _, r := range reqs {
+			Expect(r).To(And(HaveKey("agent"), HaveKey("model"), HaveKey("provider"), HaveKey("configured"), HaveKey("missing_env_vars")))
+		}
+		Expect(reqs[0]).To(HaveKeyWithValue("agent", "claude-code"))
+		Expect(reqs[1]).To(And(HaveKeyWithValue("agent", "oracle"), HaveKeyWithValue("configured", true)), "an agent without a model needs nothing")
+		// The stored secret counts once the operator has made it usable.
+		Eventually(func() any { return preflight()["agent_requirements"].([]any)[0] }).Should(HaveKeyWithValue("configured", true))
+
+		By("delete_hosted_secret {env_var, purge}: {affected}; again 0 (Harbor prints 'No active secret')")
+		code, out = harbor(http.MethodDelete, "/secrets", bearer, map[string]any{"env_var": "ANTHROPIC_API_KEY", "purge": false})
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		Expect(string(out)).To(MatchJSON(`{"affected": 1}`))
+		code, out = harbor(http.MethodDelete, "/secrets", bearer, map[string]any{"env_var": "ANTHROPIC_API_KEY", "purge": false})
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		Expect(string(out)).To(MatchJSON(`{"affected": 0}`))
+		Expect(preflight()["agent_requirements"].([]any)[0]).To(And(
+			HaveKeyWithValue("configured", false), HaveKeyWithValue("missing_env_vars", ConsistOf("ANTHROPIC_API_KEY"))))
+
+		By("add_registry_credential {registry_host, display_name, service_account_json (json.dumps of the key)}")
+		sa := `{"type": "service_account", "project_id": "p", "private_key": "-----BEGIN PRIVATE KEY-----\nharbor-hosted-canary\n-----END PRIVATE KEY-----\n", "client_email": "puller@p.iam.gserviceaccount.com"}`
+		add := map[string]any{"registry_host": "us-east1-docker.pkg.dev", "display_name": "test puller", "service_account_json": sa}
+		code, out = harbor(http.MethodPost, "/registry-credentials", bearer, add)
+		Expect(code).To(Equal(http.StatusCreated), string(out))
+		regKeys := []string{"created_at", "display_name", "fingerprint", "id", "last_used_at", "provider", "registry_host", "status"}
+		Expect(keysOf(out)).To(ContainElements(regKeys))
+		cred := decode[struct{ ID, Provider, Status string }](out)
+		Expect(cred.Provider).To(Equal("gar"))
+		Expect(string(out)).NotTo(ContainSubstring("harbor-hosted-canary"))
+
+		By("409 replacement_required with error.existing {id, fingerprint}; confirmed with supersede_credential_id")
+		code, out = harbor(http.MethodPost, "/registry-credentials", bearer, add)
+		Expect(code).To(Equal(http.StatusConflict), string(out))
+		regConflict := decode[harborError](out).Error
+		Expect(regConflict.Code).To(Equal("replacement_required"))
+		Expect(regConflict.Existing).To(And(HaveKeyWithValue("id", cred.ID), HaveKey("fingerprint")))
+		confirm := map[string]any{"supersede_credential_id": cred.ID}
+		for k, v := range add {
+			confirm[k] = v
+		}
+		code, out = harbor(http.MethodPost, "/registry-credentials", bearer, confirm)
+		Expect(code).To(Equal(http.StatusCreated), string(out))
+		second := decode[struct{ ID string }](out).ID
+
+		By("list_registry_credentials: GET ?status=active / ?status=all under credentials; delete by display name resolves an id from it")
+		code, out = harbor(http.MethodGet, "/registry-credentials?status=active", bearer, nil)
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		creds := decode[struct{ Credentials []json.RawMessage }](out).Credentials
+		Expect(creds).To(HaveLen(1))
+		Expect(keysOf(creds[0])).To(ContainElements(regKeys))
+		Expect(decode[struct {
+			ID          string
+			DisplayName string `json:"display_name"`
+		}](creds[0])).To(And(HaveField("ID", second), HaveField("DisplayName", "test puller")))
+		code, out = harbor(http.MethodGet, "/registry-credentials?status=all", bearer, nil)
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		Expect(decode[struct{ Credentials []json.RawMessage }](out).Credentials).To(HaveLen(2))
+
+		By("delete_registry_credential {credential_id, purge}: {credential_id, affected, purged}, as Harbor's hub answers")
+		code, out = harbor(http.MethodDelete, "/registry-credentials", bearer, map[string]any{"credential_id": second, "purge": false})
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		Expect(string(out)).To(MatchJSON(`{"credential_id": "`+second+`", "affected": 1, "purged": false}`))
+		code, out = harbor(http.MethodDelete, "/registry-credentials", bearer, map[string]any{"credential_id": cred.ID, "purge": true})
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		Expect(string(out)).To(MatchJSON(`{"credential_id": "`+cred.ID+`", "affected": 1, "purged": true}`))
+
+		By("the leaderboard client sends the same bearer to the read: accepted (a missing row is 404, not 401)")
+		code, out = harbor(http.MethodPost, "/leaderboard-row-read", bearer, map[string]any{"row_id": "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b"})
+		Expect(code).To(Equal(http.StatusNotFound), string(out))
+		Expect(decode[harborError](out).Error.Code).To(Equal("not_found"))
+
+		By("after revoke: 401 on the bearer (Harbor re-exchanges), then 401 at the exchange (Harbor: key rejected)")
+		code, _ = call(http.MethodDelete, "/v1/api-keys", owner.Token, map[string]any{"id": k.ID})
+		Expect(code).To(Equal(http.StatusOK))
+		Eventually(func() int { c, _ := harbor(http.MethodGet, "/secrets?status=active", bearer, nil); return c }).Should(Equal(http.StatusUnauthorized))
+		code, out = harbor(http.MethodPost, "/api-key-exchange", "", map[string]any{"api_key": k.Key})
+		Expect(code).To(BeElementOf(http.StatusUnauthorized, http.StatusForbidden), string(out))
+		Expect(string(out)).NotTo(ContainSubstring(k.Key[len(k.Key)-12:]))
 	})
 })

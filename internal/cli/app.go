@@ -25,6 +25,8 @@ type app struct {
 	client                 *hub.Client
 	// endpoint is --endpoint of the commands that talk to Podium's HTTP API.
 	endpoint string
+	// apiKeyFile is --api-key-file of those commands (apikey_client.go).
+	apiKeyFile string
 }
 
 // options merges the global flags over what `auth login` recorded.

@@ -28,7 +28,8 @@ import (
 // the printers in secrets_printer.go.
 
 // api returns the client of Podium's HTTP API: --endpoint, else PODIUM_ENDPOINT, else
-// the endpoint `auth login` recorded.
+// the endpoint `auth login` recorded; signed in with an API key when one is given
+// (apikey_client.go), else as the kubeconfig's user.
 func (a *app) api() (*hub.API, hub.Options, error) {
 	o, err := a.options()
 	if err != nil {
@@ -45,7 +46,7 @@ func (a *app) api() (*hub.API, hub.Options, error) {
 		}
 		endpoint = cfg.Endpoint
 	}
-	api, err := hub.NewAPI(o, endpoint)
+	api, err := a.connectAPI(o, endpoint)
 	return api, o, err
 }
 
@@ -53,7 +54,7 @@ func (a *app) api() (*hub.API, hub.Options, error) {
 // and the verbs.
 func (a *app) apiGroup(c *cobra.Command, verbs ...*cobra.Command) *cobra.Command {
 	c.Args, c.RunE = noArgs, func(c *cobra.Command, _ []string) error { return c.Help() }
-	c.PersistentFlags().StringVar(&a.endpoint, "endpoint", "", "Podium's HTTP endpoint (default: PODIUM_ENDPOINT, else the one recorded by auth login)")
+	a.addEndpointFlags(c)
 	c.AddCommand(verbs...)
 	return c
 }

@@ -135,11 +135,11 @@ var _ = Describe("/v1/registry-credentials", func() {
 		Expect(code).To(Equal(http.StatusForbidden), "the member did not store the active one: "+string(body))
 		code, body = call(http.MethodDelete, "/v1/registry-credentials", owner.Token, map[string]any{"display_name": "GHCR bot"})
 		Expect(code).To(Equal(http.StatusOK), string(body))
-		Expect(string(body)).To(MatchJSON(`{"affected":1}`))
+		Expect(string(body)).To(MatchJSON(`{"affected":1,"purged":false}`), "by display name: no credential_id")
 		Expect(listRegistry(member, "")).To(ConsistOf(HaveField("DisplayName", "GHCR mirror")))
 		code, body = call(http.MethodDelete, "/v1/registry-credentials", owner.Token, map[string]any{"display_name": "GHCR bot", "purge": true})
 		Expect(code).To(Equal(http.StatusOK), string(body))
-		Expect(string(body)).To(MatchJSON(`{"affected":2}`))
+		Expect(string(body)).To(MatchJSON(`{"affected":2,"purged":true}`))
 		Expect(listRegistry(member, "?status=all")).To(ConsistOf(HaveField("DisplayName", "GHCR mirror")))
 		Eventually(func() []corev1.Secret {
 			var out []corev1.Secret

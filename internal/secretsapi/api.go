@@ -58,16 +58,8 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if in.SupersedeID != "" {
-		ok, err := a.allowed(r.Context(), caller, org.Name, "supersede")
-		if err != nil {
-			a.internal(w, r, err)
-			return
-		}
-		if !ok {
-			apierr.Write(w, apierr.Forbidden("replacing an active secret needs organization owner rights (the supersede verb on hostedsecrets in %s)", org.Name))
-			return
-		}
+	if !a.mayReplace(w, r, caller, org.Name, in.SupersedeID, "an active secret") {
+		return
 	}
 	slot := slotOf(org.Name, in.Scope, in.JobID, in.EnvVar, caller)
 	hs, old, err := a.Store.Store(r.Context(), secrets.StoreRequest{
@@ -94,22 +86,8 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
-	caller, ok := a.caller(w, r)
+	caller, in, org, ok := beginList(a, w, r, validateList)
 	if !ok {
-		return
-	}
-	q, ok := parseQuery(w, r)
-	if !ok {
-		return
-	}
-	in, err := validateList(q)
-	if err != nil {
-		apierr.Write(w, err)
-		return
-	}
-	org, err := a.org(r.Context(), in.Org, caller)
-	if err != nil {
-		apierr.Write(w, err)
 		return
 	}
 	// Listers see the org's secrets; members who may store see their own.
@@ -194,13 +172,37 @@ func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, r, err)
 		return
 	}
+	a.awaitRevoked(r.Context(), changed, in.Purge)
+	writeJSON(w, http.StatusOK, map[string]int{"affected": len(changed)})
+}
+
+// mayReplace checks, when a store names a record to supersede, that the caller may
+// (the supersede verb: organization owner rights); what is what is being replaced. When
+// it returns false it has answered the request.
+func (a *API) mayReplace(w http.ResponseWriter, r *http.Request, caller *authn.Caller, ns, supersedeID, what string) bool {
+	if supersedeID == "" {
+		return true
+	}
+	ok, err := a.allowed(r.Context(), caller, ns, "supersede")
+	if err != nil {
+		a.internal(w, r, err)
+		return false
+	}
+	if !ok {
+		apierr.Write(w, apierr.Forbidden("replacing %s needs organization owner rights (the supersede verb on hostedsecrets in %s)", what, ns))
+		return false
+	}
+	return true
+}
+
+// awaitRevoked waits until the cache shows what a revoke (or purge) changed, so that a
+// list right after the answer agrees with it.
+func (a *API) awaitRevoked(ctx context.Context, changed []*hubv1alpha1.HostedSecret, purge bool) {
 	for _, hs := range changed {
-		a.awaitCache(r.Context(), hs, func(c *hubv1alpha1.HostedSecret) bool {
-			return (c == nil) == in.Purge && (c == nil || c.Status.State == hubv1alpha1.StateRevoked)
+		a.awaitCache(ctx, hs, func(c *hubv1alpha1.HostedSecret) bool {
+			return (c == nil) == purge && (c == nil || c.Status.State == hubv1alpha1.StateRevoked)
 		})
 	}
-	n := len(changed)
-	writeJSON(w, http.StatusOK, map[string]int{"affected": n})
 }
 
 // permit returns which records of a slot the caller may revoke or purge. A user-scope
@@ -241,6 +243,29 @@ func begin[B, I any](a *API, w http.ResponseWriter, r *http.Request, validate fu
 		return nil, in, nil, false
 	}
 	if err := a.authorize(r.Context(), caller, org.Name, verb); err != nil {
+		apierr.Write(w, err)
+		return nil, in, nil, false
+	}
+	return caller, in, org, true
+}
+
+// beginList does what every list starts with: it authenticates the caller, parses and
+// validates the query and resolves the org. Each list authorizes on its own (who sees
+// what differs). When ok is false it has answered the request.
+func beginList(a *API, w http.ResponseWriter, r *http.Request, validate func(url.Values) (listInput, error)) (caller *authn.Caller, in listInput, org *corev1.Namespace, ok bool) {
+	if caller, ok = a.caller(w, r); !ok {
+		return nil, in, nil, false
+	}
+	q, ok := parseQuery(w, r)
+	if !ok {
+		return nil, in, nil, false
+	}
+	in, err := validate(q)
+	if err != nil {
+		apierr.Write(w, err)
+		return nil, in, nil, false
+	}
+	if org, err = a.org(r.Context(), in.Org, caller); err != nil {
 		apierr.Write(w, err)
 		return nil, in, nil, false
 	}

@@ -199,16 +199,8 @@ func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if in.SupersedeID != "" {
-		ok, err := a.allowed(r.Context(), caller, org.Name, "supersede")
-		if err != nil {
-			a.internal(w, r, err)
-			return
-		}
-		if !ok {
-			apierr.Write(w, apierr.Forbidden("replacing an active registry credential needs organization owner rights (the supersede verb on hostedsecrets in %s)", org.Name))
-			return
-		}
+	if !a.mayReplace(w, r, caller, org.Name, in.SupersedeID, "an active registry credential") {
+		return
 	}
 	fp, err := a.Keyring.Fingerprint(r.Context(), in.Password)
 	if err != nil {
@@ -245,22 +237,8 @@ func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
-	caller, ok := a.caller(w, r)
+	caller, in, org, ok := beginList(a, w, r, validateRegistryList)
 	if !ok {
-		return
-	}
-	q, ok := parseQuery(w, r)
-	if !ok {
-		return
-	}
-	in, err := validateRegistryList(q)
-	if err != nil {
-		apierr.Write(w, err)
-		return
-	}
-	org, err := a.org(r.Context(), in.Org, caller)
-	if err != nil {
-		apierr.Write(w, err)
 		return
 	}
 	// Registry credentials belong to the organization: whoever may list hosted secrets
@@ -324,12 +302,8 @@ func (a *API) revokeRegistry(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, r, err)
 		return
 	}
-	for _, hs := range changed {
-		a.awaitCache(r.Context(), hs, func(c *hubv1alpha1.HostedSecret) bool {
-			return (c == nil) == in.Purge && (c == nil || c.Status.State == hubv1alpha1.StateRevoked)
-		})
-	}
-	writeJSON(w, http.StatusOK, secretswire.Affected{Affected: len(changed)})
+	a.awaitRevoked(r.Context(), changed, in.Purge)
+	writeJSON(w, http.StatusOK, secretswire.RegistryAffected{CredentialID: in.ID, Affected: len(changed), Purged: in.Purge})
 }
 
 // revokeRegistryID revokes (or purges) the one record credential_id names: 404 when the

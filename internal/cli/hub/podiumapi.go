@@ -29,13 +29,8 @@ type API struct {
 
 // NewAPI connects to Podium's HTTP API at endpoint as the kubeconfig's user.
 func NewAPI(o Options, endpoint string) (*API, error) {
-	if endpoint == "" {
-		return nil, apierr.New(http.StatusBadRequest, apierr.CodeBadRequest,
-			"no Podium endpoint: pass --endpoint URL, set PODIUM_ENDPOINT, or run `podium auth login --endpoint URL`")
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, apierr.New(http.StatusBadRequest, apierr.CodeBadRequest, "the Podium endpoint %q is not an http(s) URL", endpoint)
+	if err := checkEndpoint(endpoint); err != nil {
+		return nil, err
 	}
 	cfg, _, err := RESTConfig(o)
 	if err != nil {
@@ -60,6 +55,19 @@ func NewAPI(o Options, endpoint string) (*API, error) {
 		rt = tc.WrapTransport(rt)
 	}
 	return &API{base: strings.TrimRight(endpoint, "/"), http: &http.Client{Transport: rt, Timeout: 60 * time.Second}}, nil
+}
+
+// checkEndpoint checks that endpoint is given and an http(s) URL.
+func checkEndpoint(endpoint string) error {
+	if endpoint == "" {
+		return apierr.New(http.StatusBadRequest, apierr.CodeBadRequest,
+			"no Podium endpoint: pass --endpoint URL, set PODIUM_ENDPOINT, or run `podium auth login --endpoint URL`")
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return apierr.New(http.StatusBadRequest, apierr.CodeBadRequest, "the Podium endpoint %q is not an http(s) URL", endpoint)
+	}
+	return nil
 }
 
 // Do sends body (JSON, or none when nil) and decodes a 2xx answer into out. Any other
@@ -87,6 +95,11 @@ func (a *API) Do(ctx context.Context, method, path string, query url.Values, bod
 	req.Header.Set("Accept", "application/json")
 	resp, err := a.http.Do(req)
 	if err != nil {
+		// An API key's refusal (NewAPIWithKey) is the API's own answer.
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			return ae
+		}
 		// The URL and the transport's reason; a request body is never part of it.
 		return apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "Podium at %s could not be reached: %v", a.base, unwrapURLError(err))
 	}

@@ -71,6 +71,15 @@ type Affected struct {
 	Affected int `json:"affected"`
 }
 
+// RegistryAffected is the answer of DELETE /v1/registry-credentials, in the shape of
+// Harbor's hub: the credential_id it was asked for (absent when a display name was),
+// how many records it revoked or purged, and whether it purged.
+type RegistryAffected struct {
+	CredentialID string `json:"credential_id,omitempty"`
+	Affected     int    `json:"affected"`
+	Purged       bool   `json:"purged"`
+}
+
 // Ptr returns a pointer to v: request bodies are built from it.
 func Ptr[T any](v T) *T { return &v }
 
