@@ -230,14 +230,15 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 		page.Description = *lb.Spec.Description
 	}
 	page.Versions = versions(lb, ds)
-	page.Verified = q.Verified
-	page.VerifiedURL, page.AllURL = pageURL(1, q.Sort, q.Dir, true), pageURL(1, q.Sort, q.Dir, false)
+	// Filtering to verified rows walks the board: offered up to MaxSortRows, as sorting.
+	canFilter := ranked.Len() <= MaxSortRows
+	filterNotice := ""
 	if q.Verified {
-		if ranked.Len() <= MaxSortRows {
+		if canFilter {
 			ranked = verifiedRows(ranked)
 		} else {
-			page.SortNotice = fmt.Sprintf("Showing only verified rows is available on boards of up to %s rows; all rows are shown.", thousands(MaxSortRows))
-			page.Verified, q.Verified = false, false
+			filterNotice = fmt.Sprintf("Showing only verified rows is available on boards of up to %s rows; all rows are shown.", thousands(MaxSortRows))
+			q.Verified = false
 		}
 	}
 
@@ -271,6 +272,13 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 		if offset < total {
 			entries = ranked.Page(offset, PageSize)
 		}
+	}
+	if filterNotice != "" {
+		page.SortNotice = strings.TrimSpace(filterNotice + " " + page.SortNotice)
+	}
+	page.Verified = q.Verified
+	if canFilter {
+		page.VerifiedURL, page.AllURL = pageURL(1, q.Sort, q.Dir, true), pageURL(1, q.Sort, q.Dir, false)
 	}
 	page.Columns = columnViews(lb.Spec.Columns, q, canSort)
 	page.Rows = rowViews(lb.Spec.Columns, lb.Spec.RankBy, entries, boardURL(lb), now.Add(-ChangedWithin))
