@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,6 +26,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/provenance"
 	"podium.dev/podium/internal/rowhistory"
 )
 
@@ -50,6 +52,8 @@ type LeaderboardRowReconciler struct {
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch;patch;update;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 // Reconcile adds the row's owner reference when missing and writes its status (Valid, id).
 func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -75,10 +79,20 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		// once more for the patch's own event seen before the status write.
 		return ctrl.Result{}, err
 	}
+	verdict, err := r.verify(ctx, row, lb)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var res ctrl.Result
+	if verdict.Retry {
+		// The kubelet has not reported the writing Pod's images yet; Pods are not
+		// watched (one read per row a Pod writes, never a Pod cache).
+		res.RequeueAfter = podRetry
+	}
 	now := time.Now()
-	want := rowStatus(row, lb, now)
+	want := verifiedRowStatus(row, lb, verdict, now)
 	if equality.Semantic.DeepEqual(want, row.Status) {
-		return ctrl.Result{}, nil
+		return res, nil
 	}
 	if r.APIReader != nil && rowhistory.NeedsFullStatus(row) {
 		// The cached status lacks the history (rowhistory.StripForCache), which the
@@ -92,8 +106,8 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 			return ctrl.Result{}, nil // another version is on its way through the cache
 		}
 		row = full
-		if want = rowStatus(row, lb, now); equality.Semantic.DeepEqual(want, row.Status) {
-			return ctrl.Result{}, nil
+		if want = verifiedRowStatus(row, lb, verdict, now); equality.Semantic.DeepEqual(want, row.Status) {
+			return res, nil
 		}
 	}
 	// An update of the status at the row's resourceVersion, not a patch: the apiserver
@@ -114,7 +128,58 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		r.Events.Eventf(row, nil, corev1.EventTypeWarning, hubv1alpha1.ReasonValuesInvalid, "Validate",
 			"The row was valid and now fails its leaderboard's schemas; it is no longer ranked: %s", c.Message)
 	}
-	return ctrl.Result{}, nil
+	return res, nil
+}
+
+// podRetry is how soon a row whose writing Pod has not reported its images is checked
+// again.
+const podRetry = 2 * time.Second
+
+// verify decides whether a run Podium admitted wrote the row's current values
+// (docs/verified-rows.md). A row no Pod wrote costs nothing; a row whose status already
+// records its writer keeps it (the Pod may be gone); a row whose verdict for this
+// generation is already False keeps it (admission changes the recorded writer only
+// with the values). Otherwise the writing Pod is read from the apiserver (Pods are not
+// cached) and, when it is a run Podium admitted, its requester's right to write rows is
+// asked of the apiserver's authorizer.
+func (r *LeaderboardRowReconciler) verify(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) (provenance.Verdict, error) {
+	w, ok := provenance.WriterOf(row)
+	if !ok {
+		return provenance.NotWritten(), nil
+	}
+	if v, ok := provenance.Kept(row); ok {
+		return v, nil
+	}
+	if c := meta.FindStatusCondition(row.Status.Conditions, hubv1alpha1.ConditionVerified); c != nil &&
+		c.Status == metav1.ConditionFalse && c.ObservedGeneration == row.Generation {
+		return provenance.Verdict{Status: c.Status, Reason: c.Reason, Message: c.Message}, nil
+	}
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	pod := &corev1.Pod{}
+	if err := reader.Get(ctx, types.NamespacedName{Namespace: w.Namespace, Name: w.Name}, pod); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return provenance.Verdict{}, err
+		}
+		pod = nil
+	}
+	f := provenance.Facts{Pod: pod}
+	if requester, ask := provenance.Needs(w, pod); ask {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:   requester,
+			Groups: provenance.GroupsOf(requester),
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: row.Namespace, Verb: "create", Group: hubv1alpha1.GroupVersion.Group, Resource: "leaderboardrows",
+			},
+		}}
+		if err := r.Create(ctx, sar); err != nil {
+			return provenance.Verdict{}, err
+		}
+		f.RequesterMayWrite = sar.Status.Allowed
+	}
+	return provenance.Decide(w, lb, f), nil
 }
 
 // becameInvalid says whether a row that was Valid is now invalid by its values (a
@@ -202,7 +267,7 @@ func (r *LeaderboardRowReconciler) rowsOfBoard(ctx context.Context, o client.Obj
 }
 
 // schemasChanged passes a board's creation and deletion, and updates that change its
-// schemas: a new title must not rewrite 100k rows' status.
+// schemas or its submissions policy: a new title must not rewrite 100k rows' status.
 func schemasChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
@@ -211,7 +276,8 @@ func schemasChanged() predicate.Predicate {
 			if !ok1 || !ok2 {
 				return true
 			}
-			return !bytes.Equal(rawJSON(o.Spec.MetadataSchema), rawJSON(n.Spec.MetadataSchema)) ||
+			return o.Spec.Submissions != n.Spec.Submissions ||
+				!bytes.Equal(rawJSON(o.Spec.MetadataSchema), rawJSON(n.Spec.MetadataSchema)) ||
 				!bytes.Equal(rawJSON(o.Spec.MetricsSchema), rawJSON(n.Spec.MetricsSchema))
 		},
 	}

@@ -10,6 +10,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/health"
+	"podium.dev/podium/internal/provenance"
 	"podium.dev/podium/internal/rowhistory"
 	"podium.dev/podium/internal/schema"
 )
@@ -18,10 +19,15 @@ import (
 // must not make its status larger than the row.
 const maxInvalidFields = 100
 
-// rowStatus decides a row's status from the row and its board (nil when the board
-// does not exist) at time now. It is pure: the reconciler writes what it returns when
-// it differs.
+// rowStatus is verifiedRowStatus of a row whose values no run wrote.
 func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now time.Time) hubv1alpha1.LeaderboardRowStatus {
+	return verifiedRowStatus(row, lb, provenance.NotWritten(), now)
+}
+
+// verifiedRowStatus decides a row's status from the row, its board (nil when the board
+// does not exist) and the verdict on who wrote its values (provenance.Decide) at time
+// now. It is pure: the reconciler writes what it returns when it differs.
+func verifiedRowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, v provenance.Verdict, now time.Time) hubv1alpha1.LeaderboardRowStatus {
 	st := *row.Status.DeepCopy()
 	st.UpdatedAt = specChangedAt(row, st.ObservedGeneration, st.UpdatedAt, now)
 	st.TrialLinks = trialLinks(row.Spec.TrialIDs, st.TrialLinks, st.UpdatedAt)
@@ -61,11 +67,16 @@ func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now
 		for _, e := range errs {
 			st.InvalidFields = append(st.InvalidFields, hubv1alpha1.FieldError{Field: e.Field, Message: e.Message})
 		}
+	case lb.Spec.Submissions == hubv1alpha1.SubmissionsVerifiedOnly && !v.Verified():
+		st.SchemaGeneration = lb.Generation
+		cond.Status, cond.Reason = metav1.ConditionFalse, hubv1alpha1.ReasonNotVerified
+		cond.Message = fmt.Sprintf("leaderboard %q ranks only verified rows and this row is not verified: %s", lb.Name, v.Message)
 	default:
 		st.SchemaGeneration = lb.Generation
 		cond.Status, cond.Reason = metav1.ConditionTrue, hubv1alpha1.ReasonValuesValid
 		cond.Message = "metadata and metrics match the leaderboard's schemas"
 	}
+	setVerified(&st, row, v)
 	meta.SetStatusCondition(&st.Conditions, cond)
 	health.Set(&st.Conditions, row.Generation, verdictOf(cond.Reason), cond.Reason, cond.Message)
 	return st
@@ -122,4 +133,18 @@ func trialLinks(ids []string, prev []hubv1alpha1.TrialLinkGroup, specAt *metav1.
 		out = append(out, hubv1alpha1.TrialLinkGroup{LinkedAt: *specAt, TrialIDs: fresh})
 	}
 	return out
+}
+
+// setVerified writes the Verified condition and the provenance of verdict v. A row no
+// Pod ever wrote has no Verified condition (read as not verified): most rows are
+// written by people and CI, and their status stays as small as it was.
+func setVerified(st *hubv1alpha1.LeaderboardRowStatus, row *hubv1alpha1.LeaderboardRow, v provenance.Verdict) {
+	st.Provenance = v.Provenance
+	if _, written := provenance.WriterOf(row); !written && meta.FindStatusCondition(st.Conditions, hubv1alpha1.ConditionVerified) == nil {
+		return
+	}
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+		Type: hubv1alpha1.ConditionVerified, Status: v.Status, Reason: v.Reason, Message: v.Message,
+		ObservedGeneration: row.Generation,
+	})
 }

@@ -185,6 +185,13 @@ type LeaderboardSpec struct {
 	// opts in; a private board, read by its org's members only, always does.
 	// +optional
 	ShowAuthors bool `json:"showAuthors,omitempty"`
+	// submissions says which rows the board ranks: any (default) ranks every valid row;
+	// verified-only ranks only rows written by a run Podium admitted
+	// (docs/verified-rows.md), and keeps the others with Valid=False, reason
+	// NotVerified.
+	// +optional
+	// +kubebuilder:default=any
+	Submissions Submissions `json:"submissions,omitempty"`
 	// metadataSchema is a JSON-Schema style object schema for each row's metadata
 	// (type: object, properties with per-property type).
 	// +optional

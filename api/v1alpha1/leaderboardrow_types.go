@@ -98,6 +98,11 @@ type LeaderboardRowStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=10
 	History []RowChange `json:"history,omitempty"`
+	// provenance is what the controller recorded about the run that wrote the row's
+	// values, when a run Podium admitted wrote them (docs/verified-rows.md); the
+	// Verified condition says whether it holds for the current values.
+	// +optional
+	Provenance *RowProvenance `json:"provenance,omitempty"`
 	// observedValues are the row's values at observedGeneration, field by field (cut to
 	// 256 bytes, with a digest of longer ones): what the next change is compared with.
 	// +optional
@@ -208,6 +213,7 @@ type FieldError struct {
 // +kubebuilder:printcolumn:name="Board",type=string,JSONPath=`.spec.leaderboard`
 // +kubebuilder:printcolumn:name="Visibility",type=string,JSONPath=`.spec.visibility`
 // +kubebuilder:printcolumn:name="Valid",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].status`
+// +kubebuilder:printcolumn:name="Verified",type=string,JSONPath=`.status.conditions[?(@.type=="Verified")].status`,priority=1
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type LeaderboardRow struct {

@@ -27,12 +27,14 @@ const ContentType = "text/csv; charset=utf-8; header=present"
 // rows with a thousand distinct keys each would make a CSV of 10^11 cells. When a root's
 // rows hold more distinct leaves than this, that root is not flattened: it is one column
 // ("metadata" or "metrics") holding each row's whole object as JSON, so nothing is lost
-// and a CSV stays within rows × (7 + 2·MaxLeafColumns) cells.
+// and a CSV stays within rows × (11 + 2·MaxLeafColumns) cells.
 const MaxLeafColumns = 512
 
 // Header returns the header row of a board's CSV for these rows: rank, then rank_upper,
 // interval_low and interval_high when the board's rules name an uncertainty, then id,
-// created_at and updated_at, then one column per leaf of the rows' metadata and then
+// created_at and updated_at, then verified (true/false) and the verified run's job_id,
+// image_digest and ran_at (docs/verified-rows.md; empty for a row not verified), then
+// one column per leaf of the rows' metadata and then
 // metrics, named by its accessor ("metrics.usage.tokens"), in byte order. A leaf is a
 // value that is not an object (a string, number, boolean, null or array); objects are
 // flattened, and an empty object adds no column. A root with more than MaxLeafColumns
@@ -42,7 +44,7 @@ func Header(lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) ([]string, error)
 	if ranking.HasRanges(lb.Spec.RankBy) {
 		h = append(h, "rank_upper", "interval_low", "interval_high")
 	}
-	h = append(h, "id", "created_at", "updated_at")
+	h = append(h, "id", "created_at", "updated_at", "verified", "job_id", "image_digest", "ran_at")
 	for _, root := range []accessor.Root{accessor.Metadata, accessor.Metrics} {
 		seen := map[string]bool{}
 		for _, e := range rows {
@@ -85,9 +87,9 @@ func Write(w io.Writer, lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) error
 		return err
 	}
 	ranges := ranking.HasRanges(lb.Spec.RankBy)
-	fixed := 4
+	fixed := 8
 	if ranges {
-		fixed = 7
+		fixed = 11
 	}
 	rec := make([]string, len(header))
 	for _, e := range rows {
@@ -107,6 +109,16 @@ func Write(w io.Writer, lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) error
 		rec[i] = hubv1alpha1.ID(row)
 		rec[i+1] = wire.Timestamp(hubv1alpha1.CreatedAt(row).Time)
 		rec[i+2] = wire.Timestamp(wire.ServedUpdatedAt(&row.ObjectMeta, row.Status.UpdatedAt))
+		rec[i+3] = "false"
+		if p := wire.ProvenanceOf(row, false); p != nil {
+			rec[i+3], rec[i+5] = "true", p.ImageDigest
+			if p.JobID != nil {
+				rec[i+4] = *p.JobID
+			}
+			if p.RanAt != nil {
+				rec[i+6] = *p.RanAt
+			}
+		}
 		for j := fixed; j < len(header); j++ {
 			switch header[j] {
 			case accessor.Metadata.String(), accessor.Metrics.String():

@@ -51,12 +51,13 @@ func TestWrite(t *testing.T) {
 	}
 	want := [][]string{
 		{"rank", "rank_upper", "interval_low", "interval_high", "id", "created_at", "updated_at",
+			"verified", "job_id", "image_digest", "ran_at",
 			"metadata.agent", "metadata.n", "metadata.n.x",
 			"metrics.a.b", "metrics.a.c", "metrics.acc", "metrics.neg", "metrics.nul", "metrics.se", "metrics.tags"},
-		{"1", "1", "0.5", "1.5", "a", "2026-01-02T03:04:05Z", "2026-01-02T03:04:05Z",
+		{"1", "1", "0.5", "1.5", "a", "2026-01-02T03:04:05Z", "2026-01-02T03:04:05Z", "false", "", "", "",
 			`'=HYPERLINK("http://x")`, `{"x":1}`, "1",
 			"5", "true", "1", "", "", "0.25", `["-x"]`},
-		{"2", "1", "", "", "b", "2026-01-02T03:04:05Z", "2026-01-02T03:04:05Z",
+		{"2", "1", "", "", "b", "2026-01-02T03:04:05Z", "2026-01-02T03:04:05Z", "false", "", "", "",
 			"plain, \"quoted\"\nline", "2", "",
 			"", "", "-0.5", "'-1", "", "", ""},
 	}
@@ -67,11 +68,25 @@ func TestWrite(t *testing.T) {
 
 func TestWriteWithoutRanges(t *testing.T) {
 	lb := &hubv1alpha1.Leaderboard{}
+	verified := row("b", "", "")
+	verified.Generation = 2
+	ran := metav1.NewTime(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	verified.Status.Provenance = &hubv1alpha1.RowProvenance{PodName: "p", PodUID: "u", JobID: "j", RanAt: &ran,
+		Images: []hubv1alpha1.ContainerImage{{Name: "eval", ImageID: "repo@sha256:abc"}}}
+	verified.Status.Conditions = []metav1.Condition{{Type: hubv1alpha1.ConditionVerified, Status: metav1.ConditionTrue, ObservedGeneration: 2}}
+	// A provenance recorded for an older generation does not verify the current values.
+	stale := row("c", "", "")
+	stale.Generation = 3
+	stale.Status.Provenance = verified.Status.Provenance
+	stale.Status.Conditions = []metav1.Condition{{Type: hubv1alpha1.ConditionVerified, Status: metav1.ConditionTrue, ObservedGeneration: 2}}
 	var buf bytes.Buffer
-	if err := Write(&buf, lb, []ranking.Entry{{Rank: 1, Row: row("a", "", "")}}); err != nil {
+	if err := Write(&buf, lb, []ranking.Entry{{Rank: 1, Row: row("a", "", "")}, {Rank: 2, Row: verified}, {Rank: 3, Row: stale}}); err != nil {
 		t.Fatal(err)
 	}
-	want := "rank,id,created_at,updated_at\r\n1,a,2026-01-02T03:04:05Z,2026-01-02T03:04:05Z\r\n"
+	want := "rank,id,created_at,updated_at,verified,job_id,image_digest,ran_at\r\n" +
+		"1,a,2026-01-02T03:04:05Z,2026-01-02T03:04:05Z,false,,,\r\n" +
+		"2,b,2026-01-02T03:04:05Z,2026-01-02T03:04:05Z,true,j,sha256:abc,2026-01-02T03:00:00Z\r\n" +
+		"3,c,2026-01-02T03:04:05Z,2026-01-02T03:04:05Z,false,,,\r\n"
 	if buf.String() != want {
 		t.Errorf("CSV = %q, want %q", buf.String(), want)
 	}
@@ -104,10 +119,10 @@ func TestWriteTooManyLeaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"rank", "id", "created_at", "updated_at", "metadata.agent", "metrics"}, got[0]); diff != "" {
+	if diff := cmp.Diff([]string{"rank", "id", "created_at", "updated_at", "verified", "job_id", "image_digest", "ran_at", "metadata.agent", "metrics"}, got[0]); diff != "" {
 		t.Errorf("header (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"x", `{"k7": -7}`}, got[8][4:]); diff != "" {
+	if diff := cmp.Diff([]string{"x", `{"k7": -7}`}, got[8][8:]); diff != "" {
 		t.Errorf("row 8 (-want +got):\n%s", diff)
 	}
 	if len(got) != MaxLeafColumns+2 {

@@ -32,11 +32,13 @@ func configPath() (string, error) {
 	return filepath.Join(dir, "podium", "config.yaml"), nil
 }
 
-// loadConfig reads the login config; a missing file is an empty config.
+// loadConfig reads the login config; a missing file is an empty config, and so is a
+// missing home directory (a container without $HOME, such as a run writing its row
+// with the Pod's in-cluster configuration: docs/verified-rows.md).
 func loadConfig() (*loginConfig, error) {
 	path, err := configPath()
 	if err != nil {
-		return nil, err
+		return &loginConfig{}, nil //nolint:nilerr // no home: nothing was recorded
 	}
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {

@@ -39,10 +39,10 @@ var _ = Describe("row export --format csv", func() {
 			g.Expect(recs).To(HaveLen(4), "the header and the three shown rows")
 		}).Should(Succeed())
 		Expect(recs[0]).To(Equal([]string{"rank", "rank_upper", "interval_low", "interval_high", "id", "created_at", "updated_at",
-			"metadata.agent", "metrics.accuracy", "metrics.accuracy_stderr"}))
+			"verified", "job_id", "image_digest", "ran_at", "metadata.agent", "metrics.accuracy", "metrics.accuracy_stderr"}))
 		var got []string
 		for _, r := range recs[1:] {
-			got = append(got, strings.Join([]string{r[0], r[1], r[7]}, " "))
+			got = append(got, strings.Join([]string{r[0], r[1], r[11]}, " "))
 		}
 		Expect(got).To(Equal([]string{"1 1 '@alice", "2 1 bob", "3 3 carol"}))
 

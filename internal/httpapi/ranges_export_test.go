@@ -154,13 +154,14 @@ var _ = Describe("Rank ranges, CSV and badges", func() {
 			recs, err := csv.NewReader(bytes.NewReader(r.body)).ReadAll()
 			Expect(err).NotTo(HaveOccurred())
 			Expect(recs[0]).To(Equal([]string{"rank", "rank_upper", "interval_low", "interval_high", "id", "created_at", "updated_at",
-				"metrics.accuracy", "metrics.accuracy_stderr", "metrics.agent"}))
+				"verified", "job_id", "image_digest", "ran_at", "metrics.accuracy", "metrics.accuracy_stderr", "metrics.agent"}))
 			Expect(recs).To(HaveLen(8))
 			Expect(recs[1][:2]).To(Equal([]string{"1", "1"}))
 			Expect(strconv.ParseFloat(recs[1][2], 64)).To(BeNumerically("~", 0.7608, 1e-9))
 			Expect(strconv.ParseFloat(recs[1][3], 64)).To(BeNumerically("~", 0.8392, 1e-9))
 			Expect(recs[1][4]).To(Equal(string(byName["a"].UID)))
-			Expect(recs[1][7:]).To(Equal([]string{"0.8", "0.02", `'=cmd|' /C calc'!A0`}))
+			Expect(recs[1][7:11]).To(Equal([]string{"false", "", "", ""}))
+			Expect(recs[1][11:]).To(Equal([]string{"0.8", "0.02", `'=cmd|' /C calc'!A0`}))
 			Expect(recs[7][:5]).To(Equal([]string{"7", "7", "", "", string(byName["f"].UID)}))
 			Expect(get(path, "", "If-None-Match", r.header.Get("ETag")).status).To(Equal(http.StatusNotModified))
 		}

@@ -533,6 +533,8 @@ func rowWire(lb *hubv1alpha1.Leaderboard, e RankedRow) wire.Row {
 		w.CreatedBy = rowhistory.Author(row, hubv1alpha1.AnnotationCreatedBy)
 		w.UpdatedBy = rowhistory.Author(row, hubv1alpha1.AnnotationUpdatedBy)
 	}
+	w.Provenance = wire.ProvenanceOf(row, ShowsAuthors(lb))
+	w.Verified = w.Provenance != nil
 	return w
 }
 

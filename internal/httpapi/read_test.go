@@ -115,7 +115,7 @@ var _ = Describe("POST /v1/leaderboard-read", func() {
 		Expect(keys(raw.Leaderboard)).To(ConsistOf("id", "package_id", "package", "dataset_version_ids", "name", "title",
 			"description", "metadata_schema", "metrics_schema", "columns", "rank_by", "visibility", "created_at", "updated_at"))
 		Expect(keys(raw.Rows[0])).To(ConsistOf("id", "leaderboard_id", "rank", "metadata", "metrics", "status",
-			"created_at", "updated_at", "n_trials", "created_by", "updated_by"))
+			"created_at", "updated_at", "n_trials", "created_by", "updated_by", "verified", "provenance"))
 		Expect(keys(raw.Pagination)).To(ConsistOf("total", "page", "page_size", "total_pages"))
 		Expect(raw.Leaderboard["id"]).To(Equal(string(lb.UID)))
 		Expect(raw.Leaderboard["package"]).To(Equal(ns + "/ds"))

@@ -506,3 +506,45 @@ func TestKeptPagesAndETag(t *testing.T) {
 		t.Errorf("after a change the page shows %v", rows[0])
 	}
 }
+
+// TestVerifiedFilter: verified rows carry a mark; ?verified=1 shows only them, with their
+// ranks on the board, and the pager and sort links keep the filter.
+func TestVerifiedFilter(t *testing.T) {
+	pub := board("acme", "ver", "Ver", hubv1alpha1.VisibilityPublic)
+	entries := rankedRows(5)
+	for _, i := range []int{1, 3} {
+		r := entries[i].Row
+		r.Generation = 1
+		r.Status.Provenance = &hubv1alpha1.RowProvenance{PodName: "p", PodUID: "u", Requester: "alice",
+			Images: []hubv1alpha1.ContainerImage{{Name: "eval", ImageID: "repo@sha256:abc"}}}
+		r.Status.Conditions = []metav1.Condition{{Type: hubv1alpha1.ConditionVerified, Status: metav1.ConditionTrue, ObservedGeneration: 1}}
+	}
+	f := newFixture(t, map[types.UID]Ranked{pub.UID: &fakeRanked{entries: entries}}, pub)
+	res, all := f.get(t, "/leaderboards/acme/bench/ver", "")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	if n := strings.Count(all, `<span class="verified"`); n != 2 {
+		t.Errorf("%d verified marks, want 2", n)
+	}
+	if strings.Contains(all, "alice") {
+		t.Error("the public page names a run's requester")
+	}
+	if !strings.Contains(all, `href="?verified=1"`) {
+		t.Errorf("no link to the verified rows:\n%s", all)
+	}
+	res, only := f.get(t, "/leaderboards/acme/bench/ver?verified=1", "")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	_, rows := table(t, only)
+	if len(rows) != 2 || !strings.HasPrefix(rows[0][0], "2") || !strings.HasPrefix(rows[1][0], "4") {
+		t.Errorf("verified rows = %v, want the rows ranked 2 and 4", rows)
+	}
+	if !strings.Contains(only, "Showing verified rows only") {
+		t.Error("the filtered page does not say so")
+	}
+	if res, _ := f.get(t, "/leaderboards/acme/bench/ver?verified=yes", ""); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("verified=yes: status %d, want 400", res.StatusCode)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/lru"
 	"podium.dev/podium/internal/ranking"
+	"podium.dev/podium/internal/wire"
 )
 
 // MaxSortRows is the largest board the pages sort by a column other than rank. The
@@ -45,6 +46,35 @@ type sortKey struct {
 	version uint64
 	column  string
 	dir     hubv1alpha1.Direction
+	// verified: the verified rows only.
+	verified bool
+}
+
+// verifiedRows is the verified rows of ranked, in rank order with their ranks on the
+// board (one walk of the board; the page offers it up to MaxSortRows rows).
+func verifiedRows(ranked Ranked) Ranked {
+	out := filtered{version: ranked.Version()}
+	for _, e := range ranked.Page(0, ranked.Len()) {
+		if wire.Verified(e.Row) {
+			out.entries = append(out.entries, e)
+		}
+	}
+	return out
+}
+
+// filtered is a subset of a board's ranked rows.
+type filtered struct {
+	entries []Entry
+	version uint64
+}
+
+func (f filtered) Len() int        { return len(f.entries) }
+func (f filtered) Version() uint64 { return f.version }
+func (f filtered) Page(offset, limit int) []Entry {
+	if offset >= len(f.entries) {
+		return nil
+	}
+	return f.entries[offset:min(offset+limit, len(f.entries))]
 }
 
 // entryBytes is what one kept Entry costs.

@@ -8,6 +8,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/rowhistory"
+	"podium.dev/podium/internal/wire"
 )
 
 // PageSize is the number of rows on one page of a board, as the JSON read's default.
@@ -43,6 +44,12 @@ type boardPage struct {
 	SortDir    string
 	ResetURL   string
 	SortNotice string
+
+	// Verified is true when only verified rows are shown; VerifiedURL and AllURL
+	// switch between them.
+	Verified    bool
+	VerifiedURL string
+	AllURL      string
 }
 
 // TableColumns is the number of columns of the table: rank, the range if any, and the
@@ -82,6 +89,9 @@ type rowView struct {
 	// (ChangedWithin), with HistoryURL its history page; both "" otherwise.
 	ChangedOn  string
 	HistoryURL string
+	// VerifiedTitle describes the run that wrote a verified row (docs/verified-rows.md);
+	// "" when the row is not verified.
+	VerifiedTitle string
 }
 
 // ChangedWithin is how recent a row's last change must be for the board page to mark it
@@ -112,11 +122,13 @@ type cellView struct {
 	Align string
 }
 
-// query is a board page's parsed query: ?page=N&sort=<column id>&dir=asc|desc.
+// query is a board page's parsed query: ?page=N&sort=<column id>&dir=asc|desc&verified=1.
 type query struct {
 	Page int
 	Sort string
 	Dir  hubv1alpha1.Direction
+	// Verified shows only verified rows (docs/verified-rows.md).
+	Verified bool
 }
 
 // queryError names the query parameter a reader got wrong.
@@ -138,6 +150,13 @@ func parseQuery(v url.Values, columns []hubv1alpha1.Column) (query, error) {
 			return q, &queryError{"page", "must be a whole number from 1"}
 		}
 		q.Page = n
+	}
+	switch v.Get("verified") {
+	case "":
+	case "1":
+		q.Verified = true
+	default:
+		return q, &queryError{"verified", "must be 1"}
 	}
 	q.Sort = v.Get("sort")
 	dir := v.Get("dir")
@@ -184,11 +203,15 @@ func defaultDir(c hubv1alpha1.Column) hubv1alpha1.Direction {
 	return hubv1alpha1.Ascending
 }
 
-// pageURL is the relative link to a page of the board in the given order.
-func pageURL(page int, sort string, dir hubv1alpha1.Direction) string {
+// pageURL is the relative link to a page of the board in the given order, of the
+// verified rows only when verified.
+func pageURL(page int, sort string, dir hubv1alpha1.Direction, verified bool) string {
 	v := url.Values{}
 	if page > 1 {
 		v.Set("page", strconv.Itoa(page))
+	}
+	if verified {
+		v.Set("verified", "1")
 	}
 	if sort != "" {
 		v.Set("sort", sort)
@@ -216,7 +239,7 @@ func columnViews(columns []hubv1alpha1.Column, q query, canSort bool) []columnVi
 					dir = hubv1alpha1.Ascending
 				}
 			}
-			cv.SortURL = pageURL(1, c.ID, dir)
+			cv.SortURL = pageURL(1, c.ID, dir, q.Verified)
 		}
 		out = append(out, cv)
 	}
@@ -266,7 +289,7 @@ func rowViews(columns []hubv1alpha1.Column, rules []hubv1alpha1.RankRule, entrie
 				cells[i].HTML += uncertaintyHTML(unc, e)
 			}
 		}
-		rv := rowView{Rank: e.Rank, Cells: cells}
+		rv := rowView{Rank: e.Rank, Cells: cells, VerifiedTitle: verifiedTitle(e.Row)}
 		if unc != nil && e.RankUpper > 0 {
 			rv.Range, rv.RangeTitle = rankRange(e)
 		}
@@ -277,6 +300,26 @@ func rowViews(columns []hubv1alpha1.Column, rules []hubv1alpha1.RankRule, entrie
 		rows = append(rows, rv)
 	}
 	return rows
+}
+
+// verifiedTitle describes the run that wrote a verified row: "" when it is not
+// verified. The page is public: the requester is not named.
+func verifiedTitle(row *hubv1alpha1.LeaderboardRow) string {
+	p := wire.ProvenanceOf(row, false)
+	if p == nil {
+		return ""
+	}
+	t := "Written by a run Podium admitted"
+	if p.ImageDigest != "" {
+		t += "; image " + p.ImageDigest
+	}
+	if p.JobID != nil {
+		t += "; job " + *p.JobID
+	}
+	if p.RanAt != nil {
+		t += "; ran at " + *p.RanAt
+	}
+	return t
 }
 
 // uncertaintyHTML is the uncertainty shown after a value (numbers only: no escaping).
@@ -309,11 +352,11 @@ func (p *boardPage) paginate(total int, q query) {
 	}
 	if q.Page > 1 {
 		prev := min(q.Page-1, max(p.TotalPages, 1))
-		p.PrevURL = pageURL(prev, q.Sort, q.Dir)
-		p.FirstURL = pageURL(1, q.Sort, q.Dir)
+		p.PrevURL = pageURL(prev, q.Sort, q.Dir, q.Verified)
+		p.FirstURL = pageURL(1, q.Sort, q.Dir, q.Verified)
 	}
 	if q.Page < p.TotalPages {
-		p.NextURL = pageURL(q.Page+1, q.Sort, q.Dir)
-		p.LastURL = pageURL(p.TotalPages, q.Sort, q.Dir)
+		p.NextURL = pageURL(q.Page+1, q.Sort, q.Dir, q.Verified)
+		p.LastURL = pageURL(p.TotalPages, q.Sort, q.Dir, q.Verified)
 	}
 }

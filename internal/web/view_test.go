@@ -2,9 +2,13 @@ package web
 
 import (
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
@@ -35,6 +39,9 @@ func TestParseQuery(t *testing.T) {
 		{"sort=notes", query{}, "sort: this column cannot be sorted"},
 		{"sort=agent&dir=up", query{}, "dir: must be asc or desc"},
 		{"dir=asc", query{}, "dir: needs sort"},
+		{"verified=1", query{Page: 1, Verified: true}, ""},
+		{"verified=1&sort=reward&page=2", query{Page: 2, Sort: "reward", Dir: "desc", Verified: true}, ""},
+		{"verified=yes", query{}, "verified: must be 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
@@ -98,5 +105,49 @@ func TestPaginate(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// verifiedEntry is a ranked row; verified when gen is the generation its Verified
+// condition and recorded run describe.
+func verifiedEntry(rank int, id string, verifiedGen int64) Entry {
+	row := &hubv1alpha1.LeaderboardRow{}
+	row.UID, row.Generation = types.UID(id), 2
+	if verifiedGen > 0 {
+		row.Status.Provenance = &hubv1alpha1.RowProvenance{PodName: "p", PodUID: "u", JobID: "j",
+			Requester: "alice", Images: []hubv1alpha1.ContainerImage{{Name: "eval", ImageID: "repo@sha256:abc"}}}
+		row.Status.Conditions = []metav1.Condition{{Type: hubv1alpha1.ConditionVerified, Status: metav1.ConditionTrue, ObservedGeneration: verifiedGen}}
+	}
+	return Entry{Rank: rank, Row: row}
+}
+
+func TestVerifiedRowsAndMarks(t *testing.T) {
+	all := filtered{version: 7, entries: []Entry{
+		verifiedEntry(1, "a", 0), verifiedEntry(2, "b", 2), verifiedEntry(3, "c", 1), verifiedEntry(4, "d", 2),
+	}}
+	got := verifiedRows(all)
+	if got.Len() != 2 || got.Version() != 7 {
+		t.Fatalf("verifiedRows: %d rows, version %d", got.Len(), got.Version())
+	}
+	page := got.Page(0, 10)
+	if page[0].Rank != 2 || page[1].Rank != 4 {
+		t.Fatalf("verified rows keep their board ranks: %d, %d", page[0].Rank, page[1].Rank)
+	}
+	if len(got.Page(5, 10)) != 0 {
+		t.Fatal("a page past the end is empty")
+	}
+	views := rowViews(nil, nil, all.entries, "/b", time.Now())
+	if views[0].VerifiedTitle != "" || views[2].VerifiedTitle != "" {
+		t.Fatalf("a row not verified for its current values is marked: %+v", views)
+	}
+	want := "Written by a run Podium admitted; image sha256:abc; job j"
+	if views[1].VerifiedTitle != want {
+		t.Fatalf("VerifiedTitle = %q, want %q", views[1].VerifiedTitle, want)
+	}
+	if strings.Contains(views[1].VerifiedTitle, "alice") {
+		t.Fatal("the public page names the requester")
+	}
+	if u := pageURL(2, "reward", "desc", true); u != "?dir=desc&page=2&sort=reward&verified=1" {
+		t.Fatalf("pageURL = %q", u)
 	}
 }

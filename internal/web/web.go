@@ -204,8 +204,8 @@ type pageKey struct {
 // key's parts changes.
 func (k pageKey) etag() string {
 	h := fnv.New64a()
-	_, _ = fmt.Fprintf(h, "%s|%s|%d|%d|%s|%d|%s|%s|%d", k.board, k.boardRV, k.rows, k.total, k.datasetRV,
-		k.query.Page, k.query.Sort, k.query.Dir, k.hour)
+	_, _ = fmt.Fprintf(h, "%s|%s|%d|%d|%s|%d|%s|%s|%v|%d", k.board, k.boardRV, k.rows, k.total, k.datasetRV,
+		k.query.Page, k.query.Sort, k.query.Dir, k.query.Verified, k.hour)
 	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
 }
 
@@ -230,6 +230,17 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 		page.Description = *lb.Spec.Description
 	}
 	page.Versions = versions(lb, ds)
+	// Filtering to verified rows walks the board: offered up to MaxSortRows, as sorting.
+	canFilter := ranked.Len() <= MaxSortRows
+	filterNotice := ""
+	if q.Verified {
+		if canFilter {
+			ranked = verifiedRows(ranked)
+		} else {
+			filterNotice = fmt.Sprintf("Showing only verified rows is available on boards of up to %s rows; all rows are shown.", thousands(MaxSortRows))
+			q.Verified = false
+		}
+	}
 
 	total := ranked.Len()
 	canSort := total <= MaxSortRows
@@ -238,11 +249,11 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 	switch {
 	case q.Sort != "" && canSort:
 		col, _ := findColumn(lb.Spec.Columns, q.Sort)
-		key := sortKey{board: lb.UID, version: ranked.Version(), column: col.ID, dir: q.Dir}
+		key := sortKey{board: lb.UID, version: ranked.Version(), column: col.ID, dir: q.Dir, verified: q.Verified}
 		all, ok := p.sorted.Get(key)
 		if !ok {
 			// Readers arriving together share one sort instead of each sorting the board.
-			v, _, _ := p.sorting.Do(fmt.Sprintf("%s|%d|%s|%s", key.board, key.version, key.column, key.dir), func() (any, error) {
+			v, _, _ := p.sorting.Do(fmt.Sprintf("%s|%d|%s|%s|%v", key.board, key.version, key.column, key.dir, key.verified), func() (any, error) {
 				sorted := sortByColumn(p.o.Sort, ranked, lb, col, q.Dir)
 				p.sorted.Put(key, sorted)
 				return sorted, nil
@@ -252,7 +263,7 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 		if offset < len(all) {
 			entries = all[offset:min(offset+PageSize, len(all))]
 		}
-		page.SortedBy, page.SortDir, page.ResetURL = col.Header, string(q.Dir), pageURL(1, "", "")
+		page.SortedBy, page.SortDir, page.ResetURL = col.Header, string(q.Dir), pageURL(1, "", "", q.Verified)
 	case q.Sort != "":
 		page.SortNotice = fmt.Sprintf("Sorting by a column is available on boards of up to %s rows; these rows are in rank order.", thousands(MaxSortRows))
 		q.Sort, q.Dir = "", ""
@@ -261,6 +272,13 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 		if offset < total {
 			entries = ranked.Page(offset, PageSize)
 		}
+	}
+	if filterNotice != "" {
+		page.SortNotice = strings.TrimSpace(filterNotice + " " + page.SortNotice)
+	}
+	page.Verified = q.Verified
+	if canFilter {
+		page.VerifiedURL, page.AllURL = pageURL(1, q.Sort, q.Dir, true), pageURL(1, q.Sort, q.Dir, false)
 	}
 	page.Columns = columnViews(lb.Spec.Columns, q, canSort)
 	page.Rows = rowViews(lb.Spec.Columns, lb.Spec.RankBy, entries, boardURL(lb), now.Add(-ChangedWithin))

@@ -205,6 +205,78 @@ type Row struct {
 	// UpdatedBy is who last changed the row's values, as the apiserver recorded it;
 	// null when unknown or not shown, as CreatedBy.
 	UpdatedBy *string `json:"updated_by"`
+	// Verified says whether the row's current values were written by a run Podium
+	// admitted (docs/verified-rows.md).
+	Verified bool `json:"verified"`
+	// Provenance is that run: null when the row is not verified.
+	Provenance *Provenance `json:"provenance"`
+}
+
+// Provenance is the run that wrote a verified row (docs/verified-rows.md).
+type Provenance struct {
+	// JobID is the run's job id; null when it named none.
+	JobID *string `json:"job_id"`
+	// ImageDigest is the digest of the image the run's first container ran.
+	ImageDigest string `json:"image_digest"`
+	// Images are every container of the run and the digest it ran.
+	Images []Image `json:"images"`
+	// RanAt is when the run's Pod started; null when unknown.
+	RanAt *string `json:"ran_at"`
+	// DatasetVersionIDs are the board's dataset versions when the row was verified.
+	DatasetVersionIDs []string `json:"dataset_version_ids"`
+	// Requester is the run's owner; null when authors are not shown (as created_by).
+	Requester *string `json:"requester"`
+}
+
+// Image is one container of a run.
+type Image struct {
+	Container string `json:"container"`
+	Image     string `json:"image"`
+	Digest    string `json:"digest"`
+}
+
+// Verified says whether row's current values were written by a run Podium admitted:
+// its Verified condition is True for its current generation and the controller
+// recorded the run.
+func Verified(row *hubv1alpha1.LeaderboardRow) bool {
+	if row.Status.Provenance == nil {
+		return false
+	}
+	for _, c := range row.Status.Conditions {
+		if c.Type == hubv1alpha1.ConditionVerified {
+			return c.Status == metav1.ConditionTrue && c.ObservedGeneration == row.Generation
+		}
+	}
+	return false
+}
+
+// ProvenanceOf is the served provenance of row, nil when it is not verified.
+// showAuthors says whether the requester is shown (httpapi.ShowsAuthors).
+func ProvenanceOf(row *hubv1alpha1.LeaderboardRow, showAuthors bool) *Provenance {
+	if !Verified(row) {
+		return nil
+	}
+	p := row.Status.Provenance
+	out := &Provenance{Images: make([]Image, 0, len(p.Images)), DatasetVersionIDs: append([]string{}, p.DatasetVersionIDs...)}
+	if p.JobID != "" {
+		id := p.JobID
+		out.JobID = &id
+	}
+	for _, img := range p.Images {
+		out.Images = append(out.Images, Image{Container: img.Name, Image: img.Image, Digest: img.Digest()})
+	}
+	if len(out.Images) > 0 {
+		out.ImageDigest = out.Images[0].Digest
+	}
+	if p.RanAt != nil {
+		at := Timestamp(p.RanAt.Time)
+		out.RanAt = &at
+	}
+	if showAuthors && p.Requester != "" {
+		r := p.Requester
+		out.Requester = &r
+	}
+	return out
 }
 
 // RowHistory is a row's change history (docs/leaderboards.md, "Change history"), newest

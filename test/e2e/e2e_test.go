@@ -595,4 +595,6 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 			g.Expect(s.Data).NotTo(HaveKey(envVar))
 		}).WithTimeout(10 * time.Second).Should(Succeed())
 	})
+
+	It("verifies the row a run Podium admitted writes with the CLI, and not a row from a Pod it did not admit", verifiedRowsOnARealNode)
 })

@@ -218,6 +218,8 @@ func RowToJSON(boardID string, e RankedRow) RowJSON {
 		},
 		TrialIDs: append([]string{}, r.Spec.TrialIDs...),
 	}
+	j.Provenance = wire.ProvenanceOf(r, true)
+	j.Verified = j.Provenance != nil
 	if e.Rank > 0 {
 		rank := e.Rank
 		j.Rank = &rank
