@@ -78,9 +78,9 @@ var _ = Describe("Health as GitOps tools compute it (kstatus)", func() {
 			"a healthy row carries no Stalled or Reconciling condition")
 
 		By("fixing the row's values makes it Current again, with Stalled gone")
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(bad), bad)).To(Succeed())
-		bad.Spec.Metrics = raw(map[string]any{"reward": 0.1})
-		Expect(k8sClient.Update(ctx, bad)).To(Succeed())
+		Expect(testenv.Update(ctx, k8sClient, bad, func(r *hubv1alpha1.LeaderboardRow) {
+			r.Spec.Metrics = raw(map[string]any{"reward": 0.1})
+		})).To(Succeed())
 		healthIs(bad, status.CurrentStatus)
 		Expect(conditionTypes(Default, bad)).To(ConsistOf(hubv1alpha1.ConditionValid, hubv1alpha1.ConditionReady))
 

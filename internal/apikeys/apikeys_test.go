@@ -116,11 +116,10 @@ var _ = Describe("API keys", func() {
 	It("are refused once expired, and once their ServiceAccount is gone", func() {
 		k := createKey(owner, map[string]any{"expires_in_days": 1})
 		Expect(secretStore(owner, k.Key, "BEFORE_EXPIRY")).To(Equal(http.StatusCreated))
-		sec := &corev1.Secret{}
-		key := client.ObjectKey{Namespace: testenv.DeliveryNamespace, Name: "podium-api-key-" + k.ID}
-		Expect(k8sClient.Get(ctx, key, sec)).To(Succeed())
-		sec.Annotations["hub.podium.dev/api-key-expires-at"] = time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
-		Expect(k8sClient.Update(ctx, sec)).To(Succeed())
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: testenv.DeliveryNamespace, Name: "podium-api-key-" + k.ID}}
+		Expect(testenv.Update(ctx, k8sClient, sec, func(s *corev1.Secret) {
+			s.Annotations["hub.podium.dev/api-key-expires-at"] = time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+		})).To(Succeed())
 		Eventually(func() int { c, _ := call(http.MethodGet, "/v1/api-keys", k.Key, nil); return c }).Should(Equal(http.StatusUnauthorized))
 
 		k2 := createKey(owner, map[string]any{})

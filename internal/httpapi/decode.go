@@ -144,59 +144,11 @@ func decodeFast(b []byte, f *fastRequest) bool {
 		return skipSpace(b, i+1) == len(b)
 	}
 	for {
-		// A key: plain lowercase letters and underscores.
-		if i >= len(b) || b[i] != '"' {
+		key, next, ok := plainKey(b, i)
+		if !ok {
 			return false
 		}
-		k := i + 1
-		j := k
-		for j < len(b) && (b[j] >= 'a' && b[j] <= 'z' || b[j] == '_') {
-			j++
-		}
-		if j >= len(b) || b[j] != '"' {
-			return false
-		}
-		key := b[k:j]
-		i = skipSpace(b, j+1)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipSpace(b, i+1)
-		var ok bool
-		switch string(key) { // no allocation: the compiler compares in place
-		case "package":
-			if f.hasPkg {
-				return false
-			}
-			f.pkg, i, ok = plainString(b, i)
-			f.hasPkg = true
-		case "name":
-			if f.hasName {
-				return false
-			}
-			f.name, i, ok = plainString(b, i)
-			f.hasName = true
-		case "leaderboard_id":
-			if f.hasID {
-				return false
-			}
-			f.id, i, ok = plainString(b, i)
-			f.hasID = true
-		case "page":
-			if f.hasPage {
-				return false
-			}
-			f.page, i, ok = plainInt(b, i)
-			f.hasPage = true
-		case "page_size":
-			if f.hasSize {
-				return false
-			}
-			f.size, i, ok = plainInt(b, i)
-			f.hasSize = true
-		default:
-			return false
-		}
+		i, ok = f.set(key, b, next)
 		if !ok {
 			return false
 		}
@@ -213,6 +165,67 @@ func decodeFast(b []byte, f *fastRequest) bool {
 			return false
 		}
 	}
+}
+
+// plainKey reads a key of plain lowercase letters and underscores at b[i] and the colon
+// after it; next is where its value starts.
+func plainKey(b []byte, i int) (key []byte, next int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	k := i + 1
+	j := k
+	for j < len(b) && (b[j] >= 'a' && b[j] <= 'z' || b[j] == '_') {
+		j++
+	}
+	if j >= len(b) || b[j] != '"' {
+		return nil, 0, false
+	}
+	i = skipSpace(b, j+1)
+	if i >= len(b) || b[i] != ':' {
+		return nil, 0, false
+	}
+	return b[k:j], skipSpace(b, i+1), true
+}
+
+// set reads the value of key at b[i] into f; false for an unknown or repeated key or a
+// value of another shape.
+func (f *fastRequest) set(key []byte, b []byte, i int) (next int, ok bool) {
+	switch string(key) { // no allocation: the compiler compares in place
+	case "package":
+		if f.hasPkg {
+			return 0, false
+		}
+		f.hasPkg = true
+		f.pkg, i, ok = plainString(b, i)
+	case "name":
+		if f.hasName {
+			return 0, false
+		}
+		f.hasName = true
+		f.name, i, ok = plainString(b, i)
+	case "leaderboard_id":
+		if f.hasID {
+			return 0, false
+		}
+		f.hasID = true
+		f.id, i, ok = plainString(b, i)
+	case "page":
+		if f.hasPage {
+			return 0, false
+		}
+		f.hasPage = true
+		f.page, i, ok = plainInt(b, i)
+	case "page_size":
+		if f.hasSize {
+			return 0, false
+		}
+		f.hasSize = true
+		f.size, i, ok = plainInt(b, i)
+	default:
+		return 0, false
+	}
+	return i, ok
 }
 
 func skipSpace(b []byte, i int) int {

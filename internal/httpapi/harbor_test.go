@@ -8,9 +8,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/testenv"
 )
 
 // Harbor's leaderboard client (harbor/hub/leaderboards.py) POSTs JSON to
@@ -108,9 +108,7 @@ var _ = Describe("Harbor's read requests", func() {
 		lb := newBoard(ns, hubv1alpha1.VisibilityPublic)
 		shown, hidden := newRow(lb, "shown", 1), newRow(lb, "hidden", 2)
 		eventually(func(g Gomega) { g.Expect(read(slugRead(lb, 1, 50), "").read().Rows).To(HaveLen(2)) })
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(hidden), hidden)).To(Succeed())
-		hidden.Spec.Visibility = hubv1alpha1.RowHide
-		Expect(k8sClient.Update(ctx, hidden)).To(Succeed())
+		Expect(testenv.Update(ctx, k8sClient, hidden, func(r *hubv1alpha1.LeaderboardRow) { r.Spec.Visibility = hubv1alpha1.RowHide })).To(Succeed())
 		eventually(func(g Gomega) { g.Expect(read(slugRead(lb, 1, 50), "").read().Rows).To(HaveLen(1)) })
 
 		member := memberToken(ns, "podium-org-member")

@@ -13,9 +13,9 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/testenv"
 )
 
 // metricsRow creates a row of board lb with these metrics (JSON).
@@ -135,9 +135,9 @@ var _ = Describe("Rank ranges, CSV and badges", func() {
 
 		By("a stderr change alone moves the ranges and the ETag")
 		e := byName["e"]
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(e), e)).To(Succeed())
-		e.Spec.Metrics.Raw = []byte(`{"accuracy": 0.70, "accuracy_stderr": 0.001}`)
-		Expect(k8sClient.Update(ctx, e)).To(Succeed())
+		Expect(testenv.Update(ctx, k8sClient, e, func(r *hubv1alpha1.LeaderboardRow) {
+			r.Spec.Metrics.Raw = []byte(`{"accuracy": 0.70, "accuracy_stderr": 0.001}`)
+		})).To(Succeed())
 		eventually(func(g Gomega) {
 			g.Expect(summary(rangeRows(get(slug, "")), names)).To(Equal([]string{"1 1 a", "2 1 b", "3 3 c", "3 3 d", "5 5 e", "6 6 g", "7 7 f"}))
 		})
@@ -186,9 +186,7 @@ var _ = Describe("Rank ranges, CSV and badges", func() {
 
 		By("a hidden row, an unknown row and another board's row have no badge; a malformed id is a 400")
 		g := byName["g"]
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(g), g)).To(Succeed())
-		g.Spec.Visibility = hubv1alpha1.RowHide
-		Expect(k8sClient.Update(ctx, g)).To(Succeed())
+		Expect(testenv.Update(ctx, k8sClient, g, func(r *hubv1alpha1.LeaderboardRow) { r.Spec.Visibility = hubv1alpha1.RowHide })).To(Succeed())
 		hiddenPath := slug + "/rows/" + string(g.UID) + "/badge.svg"
 		eventually(func(g Gomega) { g.Expect(get(hiddenPath, "").status).To(Equal(http.StatusNotFound)) })
 		Expect(get(hiddenPath, "").header.Get("Cache-Control")).To(Equal("no-store"))

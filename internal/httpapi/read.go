@@ -311,6 +311,14 @@ func pathTarget(r *http.Request) (target, error) {
 	return t, nil
 }
 
+// refuse answers a read with err; a refused GET read is never stored by a cache.
+func refuse(w http.ResponseWriter, err error, get bool) {
+	if get {
+		w.Header()["Cache-Control"] = cacheNoStore
+	}
+	apierr.Write(w, err)
+}
+
 // serve answers a validated read with the page of t, cached by everything it depends
 // on. get selects the GET read's Cache-Control values over the POST read's.
 func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool) {
@@ -320,10 +328,7 @@ func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool
 	}
 	lb, err := rd.find(r.Context(), t)
 	if err != nil {
-		if get {
-			w.Header()["Cache-Control"] = cacheNoStore
-		}
-		apierr.Write(w, err)
+		refuse(w, err, get)
 		return
 	}
 	var board RankedBoard
@@ -334,10 +339,7 @@ func (rd *Read) serve(w http.ResponseWriter, r *http.Request, t target, get bool
 	if board != nil {
 		version = board.Version()
 		if t.whole && board.Len() > WholeBoardMax {
-			if get {
-				w.Header()["Cache-Control"] = cacheNoStore
-			}
-			apierr.Write(w, tooLargeForOneRead(board.Len()))
+			refuse(w, tooLargeForOneRead(board.Len()), get)
 			return
 		}
 	}

@@ -109,38 +109,16 @@ func parseNode(v any, path string) (*Schema, error) {
 
 func (s *Schema) parseKeyword(k string, val any, path string) error {
 	at := join(path, k)
+	var err error
 	switch k {
 	case "type":
-		types, err := parseTypes(val)
-		if err != nil {
+		if s.Types, err = parseTypes(val); err != nil {
 			return fmt.Errorf("%s: %w", at, err)
 		}
-		s.Types = types
 	case "properties":
-		props, ok := val.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%s: must be an object of property schemas", at)
-		}
-		s.Properties = make(map[string]*Schema, len(props))
-		for name, pv := range props {
-			ps, err := parseNode(pv, join(at, name))
-			if err != nil {
-				return err
-			}
-			s.Properties[name] = ps
-		}
+		s.Properties, err = parseProperties(val, at)
 	case "required":
-		list, ok := val.([]any)
-		if !ok {
-			return fmt.Errorf("%s: must be a list of property names", at)
-		}
-		for i, e := range list {
-			name, ok := e.(string)
-			if !ok {
-				return fmt.Errorf("%s[%d]: must be a string", at, i)
-			}
-			s.Required = append(s.Required, name)
-		}
+		s.Required, err = parseNames(val, at)
 	case "enum":
 		list, ok := val.([]any)
 		if !ok {
@@ -151,55 +129,93 @@ func (s *Schema) parseKeyword(k string, val any, path string) error {
 			s.Enum = []any{}
 		}
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
-		n, ok := val.(json.Number)
-		if !ok {
-			return fmt.Errorf("%s: must be a number", at)
-		}
-		f, err := n.Float64()
-		if err != nil {
-			return fmt.Errorf("%s: must be a finite number", at)
-		}
-		switch k {
-		case "minimum":
-			s.Minimum = &f
-		case "maximum":
-			s.Maximum = &f
-		case "exclusiveMinimum":
-			s.ExclusiveMinimum = &f
-		default:
-			s.ExclusiveMaximum = &f
-		}
+		err = s.parseBound(k, val, at)
 	case "minLength", "maxLength":
-		n, ok := val.(json.Number)
-		i, err := n.Int64()
-		if !ok || err != nil || i < 0 || i > math.MaxInt32 {
-			return fmt.Errorf("%s: must be a non-negative integer", at)
-		}
-		l := int(i)
-		if k == "minLength" {
-			s.MinLength = &l
-		} else {
-			s.MaxLength = &l
-		}
+		err = s.parseLength(k, val, at)
 	case "additionalProperties":
 		switch a := val.(type) {
 		case bool:
 			s.NoAdditional = !a
 		case map[string]any:
-			as, err := parseNode(a, at)
-			if err != nil {
-				return err
-			}
-			s.Additional = as
+			s.Additional, err = parseNode(a, at)
 		default:
 			return fmt.Errorf("%s: must be a boolean or a schema", at)
 		}
 	case "items":
-		is, err := parseNode(val, at)
+		s.Items, err = parseNode(val, at)
+	}
+	return err
+}
+
+// parseProperties reads properties: an object of property schemas.
+func parseProperties(val any, at string) (map[string]*Schema, error) {
+	props, ok := val.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: must be an object of property schemas", at)
+	}
+	out := make(map[string]*Schema, len(props))
+	for name, pv := range props {
+		ps, err := parseNode(pv, join(at, name))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		s.Items = is
+		out[name] = ps
+	}
+	return out, nil
+}
+
+// parseNames reads required: a list of property names.
+func parseNames(val any, at string) ([]string, error) {
+	list, ok := val.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: must be a list of property names", at)
+	}
+	var names []string
+	for i, e := range list {
+		name, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s[%d]: must be a string", at, i)
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// parseBound reads minimum, maximum, exclusiveMinimum or exclusiveMaximum: a finite number.
+func (s *Schema) parseBound(k string, val any, at string) error {
+	n, ok := val.(json.Number)
+	if !ok {
+		return fmt.Errorf("%s: must be a number", at)
+	}
+	f, err := n.Float64()
+	if err != nil {
+		return fmt.Errorf("%s: must be a finite number", at)
+	}
+	switch k {
+	case "minimum":
+		s.Minimum = &f
+	case "maximum":
+		s.Maximum = &f
+	case "exclusiveMinimum":
+		s.ExclusiveMinimum = &f
+	default:
+		s.ExclusiveMaximum = &f
+	}
+	return nil
+}
+
+// parseLength reads minLength or maxLength: a non-negative integer.
+func (s *Schema) parseLength(k string, val any, at string) error {
+	n, ok := val.(json.Number)
+	i, err := n.Int64()
+	if !ok || err != nil || i < 0 || i > math.MaxInt32 {
+		return fmt.Errorf("%s: must be a non-negative integer", at)
+	}
+	l := int(i)
+	if k == "minLength" {
+		s.MinLength = &l
+	} else {
+		s.MaxLength = &l
 	}
 	return nil
 }

@@ -88,10 +88,8 @@ var _ = Describe("Declarative HostedSecrets", func() {
 		Expect(activeIn(acme, "ANTHROPIC_API_KEY")).To(HaveLen(1))
 
 		By("a change of the value is reflected in valueLast4")
-		s := &corev1.Secret{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "anthropic"}, s)).To(Succeed())
-		s.Data["value"] = []byte("sk-ant-rotated-4242")
-		Expect(k8sClient.Update(ctx, s)).To(Succeed())
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: "anthropic"}}
+		Expect(testenv.Update(ctx, k8sClient, s, func(s *corev1.Secret) { s.Data["value"] = []byte("sk-ant-rotated-4242") })).To(Succeed())
 		Eventually(func(g Gomega) {
 			hs := &hubv1alpha1.HostedSecret{}
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "anthropic"}, hs)).To(Succeed())
@@ -131,10 +129,8 @@ var _ = Describe("Declarative HostedSecrets", func() {
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Message).To(ContainSubstring(`has no key "value"`))
 		}).Should(Succeed())
-		s := &corev1.Secret{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "late-secret"}, s)).To(Succeed())
-		s.Data["value"] = []byte("short")
-		Expect(k8sClient.Update(ctx, s)).To(Succeed())
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: "late-secret"}}
+		Expect(testenv.Update(ctx, k8sClient, s, func(s *corev1.Secret) { s.Data["value"] = []byte("short") })).To(Succeed())
 		nudge("2")
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "late"}, hs)).To(Succeed())
@@ -165,10 +161,10 @@ var _ = Describe("Declarative HostedSecrets", func() {
 			Expect(s.OwnerReferences).To(BeEmpty())
 		}
 		By("granting it lets the HostedSecret take it over")
-		s := &corev1.Secret{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "someone-elses"}, s)).To(Succeed())
-		s.Labels = map[string]string{hubv1alpha1.LabelHostedSecret: "grab"}
-		Expect(k8sClient.Update(ctx, s)).To(Succeed())
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: "someone-elses"}}
+		Expect(testenv.Update(ctx, k8sClient, s, func(s *corev1.Secret) {
+			s.Labels = map[string]string{hubv1alpha1.LabelHostedSecret: "grab"}
+		})).To(Succeed())
 		hs := &hubv1alpha1.HostedSecret{}
 		Eventually(func(g Gomega) { // the unlabelled Secret is outside the cache: nudge, again on a conflict
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "grab"}, hs)).To(Succeed())

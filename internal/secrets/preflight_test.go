@@ -7,10 +7,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/preflight"
+	"podium.dev/podium/internal/testenv"
 )
 
 // agentReq is an agent's expected verdict: model and provider "" stand for null.
@@ -129,13 +129,13 @@ var _ = Describe("POST /v1/secrets/preflight", func() {
 
 	It("reads versions from ref, tasks listed directly, and answers in the shapes existing clients read", func() {
 		// A second version, newer: latest. The tag 1.0 keeps the older one.
-		ds := &hubv1alpha1.Dataset{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: "swe"}, ds)).To(Succeed())
-		ds.Spec.Versions = append(ds.Spec.Versions, hubv1alpha1.DatasetVersion{
-			ID: "1c9a1e7f-4d8b-4e6a-8d2f-3a5b9c8d7e62", Tag: "2.0", CreatedAt: metav1.NewTime(time.Now().Add(time.Hour)),
-			Tasks: []hubv1alpha1.DatasetTask{{Name: "new-task", RequiredEnv: []hubv1alpha1.TaskEnvVar{{Name: "WANDB_API_KEY"}}}},
-		})
-		Expect(k8sClient.Update(ctx, ds)).To(Succeed())
+		ds := &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: "swe"}}
+		Expect(testenv.Update(ctx, k8sClient, ds, func(ds *hubv1alpha1.Dataset) {
+			ds.Spec.Versions = append(ds.Spec.Versions, hubv1alpha1.DatasetVersion{
+				ID: "1c9a1e7f-4d8b-4e6a-8d2f-3a5b9c8d7e62", Tag: "2.0", CreatedAt: metav1.NewTime(time.Now().Add(time.Hour)),
+				Tasks: []hubv1alpha1.DatasetTask{{Name: "new-task", RequiredEnv: []hubv1alpha1.TaskEnvVar{{Name: "WANDB_API_KEY"}}}},
+			})
+		})).To(Succeed())
 		envs := func(body map[string]any) (preflight.Result, map[string]any) {
 			var res preflight.Result
 			var raw map[string]any

@@ -62,6 +62,33 @@ type Store struct {
 	Seats *Seats
 }
 
+// claim makes hs, a first store, the holder of its empty slot. A registry credential
+// takes one of its organization's seats before it claims its slot; the pointer records
+// which (a swap keeps it).
+func (s *Store) claim(ctx context.Context, hs *hubv1alpha1.HostedSecret, req StoreRequest) error {
+	var annotations map[string]string
+	if req.Registry != nil {
+		if s.Seats == nil {
+			return errors.New("registry credentials are not configured")
+		}
+		seat, err := s.Seats.Take(ctx, hs)
+		if err != nil {
+			return err
+		}
+		annotations = map[string]string{hubv1alpha1.AnnotationRegistrySeat: seat}
+	}
+	holder, err := s.Slots.ClaimWith(ctx, hs, annotations)
+	if err != nil {
+		if err := s.unlessHolder(ctx, hs, err); err != nil {
+			return err
+		}
+	}
+	if holder != nil {
+		return &ReplacementRequiredError{Existing: holder}
+	}
+	return nil
+}
+
 // cleanupTimeout bounds the undoing of a failed store, which runs even when the
 // request's context has ended, so that no half-written secret is left behind.
 const cleanupTimeout = 15 * time.Second
@@ -101,27 +128,8 @@ func (s *Store) Store(ctx context.Context, req StoreRequest) (stored, superseded
 
 	var old *hubv1alpha1.HostedSecret
 	if req.SupersedeID == "" {
-		// A registry credential takes one of its organization's seats before it claims
-		// its slot; the pointer records which (a swap keeps it).
-		var annotations map[string]string
-		if req.Registry != nil {
-			if s.Seats == nil {
-				return nil, nil, errors.New("registry credentials are not configured")
-			}
-			seat, err := s.Seats.Take(ctx, hs)
-			if err != nil {
-				return nil, nil, err
-			}
-			annotations = map[string]string{hubv1alpha1.AnnotationRegistrySeat: seat}
-		}
-		holder, err := s.Slots.ClaimWith(ctx, hs, annotations)
-		if err != nil {
-			if err := s.unlessHolder(ctx, hs, err); err != nil {
-				return nil, nil, err
-			}
-		}
-		if holder != nil {
-			return nil, nil, &ReplacementRequiredError{Existing: holder}
+		if err := s.claim(ctx, hs, req); err != nil {
+			return nil, nil, err
 		}
 	} else {
 		old, err = s.Slots.Swap(ctx, hs, req.SupersedeID)

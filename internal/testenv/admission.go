@@ -207,12 +207,11 @@ func awaitRefused(ctx context.Context, what string, create func() error, want st
 	}
 }
 
-// awaitRunPolicies waits until the run policies (config/admission/run_integrity.yaml,
-// run_identity.yaml) are enforced: as probeUser, a server-side dry-run create of a Pod
-// running as a ServiceAccount that stands for a Podium user, and a dry-run update of the
-// image of a PodTemplate recorded as another requester's delivered run, are both refused.
-func awaitRunPolicies(ctx context.Context, c client.Client, cfg *rest.Config) error {
-	const ns, name = "default", "podium-admission-probe-runs"
+// runPolicyProbe is what awaitRunPolicies creates in ns, in creation order: a
+// ServiceAccount name that stands for a Podium user (it may create hosted secrets),
+// the right of probeUser to create Pods and change PodTemplates, and a PodTemplate
+// recorded as another requester's delivered run (also returned alone).
+func runPolicyProbe(ns, name string) ([]client.Object, *corev1.PodTemplate) {
 	user := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	role := &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
@@ -242,7 +241,16 @@ func awaitRunPolicies(ctx context.Context, c client.Client, cfg *rest.Config) er
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "probe:1"}}},
 		},
 	}
-	objs := []client.Object{user, role, userBinding, runsRole, probeBinding, delivered}
+	return []client.Object{user, role, userBinding, runsRole, probeBinding, delivered}, delivered
+}
+
+// awaitRunPolicies waits until the run policies (config/admission/run_integrity.yaml,
+// run_identity.yaml) are enforced: as probeUser, a server-side dry-run create of a Pod
+// running as a ServiceAccount that stands for a Podium user, and a dry-run update of the
+// image of a PodTemplate recorded as another requester's delivered run, are both refused.
+func awaitRunPolicies(ctx context.Context, c client.Client, cfg *rest.Config) error {
+	const ns, name = "default", "podium-admission-probe-runs"
+	objs, delivered := runPolicyProbe(ns, name)
 	for _, o := range objs {
 		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
 			return err

@@ -154,6 +154,7 @@ func (n *Node) Run() error {
 	return err
 }
 
+//nolint:funlen // the node's start-up in order (PKI, etcd, apiserver, controllers, containerd, kubelet, proxy), each step a call; what is left is their wiring
 func (n *Node) start(ctx context.Context) error {
 	pki, err := makePKI(n.path("pki"))
 	if err != nil {
@@ -293,6 +294,7 @@ func (n *Node) hostNetwork() error {
 	return nil
 }
 
+//nolint:funlen // containerd's configuration written out in one piece, then started and awaited
 func (n *Node) startContainerd(ctx context.Context) error {
 	cd := n.path("containerd")
 	for _, d := range []string{"root", "state", "opt", "runc", "cni/net.d", "cni/ipam"} {
