@@ -298,10 +298,10 @@ var _ = Describe("Harbor's hosted client, as it sends", func() {
 		By("delete_registry_credential {credential_id, purge}: {credential_id, affected, purged}, as Harbor's hub answers")
 		code, out = harbor(http.MethodDelete, "/registry-credentials", bearer, map[string]any{"credential_id": second, "purge": false})
 		Expect(code).To(Equal(http.StatusOK), string(out))
-		Expect(string(out)).To(MatchJSON(`{"credential_id": "`+second+`", "affected": 1, "purged": false}`))
+		Expect(string(out)).To(MatchJSON(`{"credential_id": "` + second + `", "affected": 1, "purged": false}`))
 		code, out = harbor(http.MethodDelete, "/registry-credentials", bearer, map[string]any{"credential_id": cred.ID, "purge": true})
 		Expect(code).To(Equal(http.StatusOK), string(out))
-		Expect(string(out)).To(MatchJSON(`{"credential_id": "`+cred.ID+`", "affected": 1, "purged": true}`))
+		Expect(string(out)).To(MatchJSON(`{"credential_id": "` + cred.ID + `", "affected": 1, "purged": true}`))
 
 		By("the leaderboard client sends the same bearer to the read: accepted (a missing row is 404, not 401)")
 		code, out = harbor(http.MethodPost, "/leaderboard-row-read", bearer, map[string]any{"row_id": "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b"})

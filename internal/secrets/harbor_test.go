@@ -154,7 +154,7 @@ var _ = Describe("Harbor's registry-credential shape", func() {
 		By("DELETE {credential_id, purge: true} deletes that record only")
 		code, body = call(http.MethodDelete, "/v1/registry-credentials", owner.Token, map[string]any{"credential_id": first.ID, "purge": true})
 		Expect(code).To(Equal(http.StatusOK), string(body))
-		Expect(string(body)).To(MatchJSON(`{"credential_id": "`+first.ID+`", "affected": 1, "purged": true}`))
+		Expect(string(body)).To(MatchJSON(`{"credential_id": "` + first.ID + `", "affected": 1, "purged": true}`))
 		Expect(listRegistry(member, "?status=all")).To(ConsistOf(HaveField("ID", second), HaveField("DisplayName", "GAR eu")))
 
 		By("an id the organization has no credential of is 404")

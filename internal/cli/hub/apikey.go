@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +36,9 @@ func NewAPIWithKey(endpoint, key, source string) (*API, error) {
 	if err := checkEndpoint(endpoint); err != nil {
 		return nil, err
 	}
+	if err := checkKeyTransport(endpoint); err != nil {
+		return nil, err
+	}
 	key = strings.TrimSpace(key)
 	if key == "" {
 		return nil, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthenticated, "%s is empty: it must hold a Podium API key (podium auth api-key create)", source)
@@ -42,6 +47,24 @@ func NewAPIWithKey(endpoint, key, source string) (*API, error) {
 	plain := &http.Client{Transport: http.DefaultTransport, Timeout: 60 * time.Second}
 	rt := &keyTransport{next: http.DefaultTransport, exchange: &keyExchange{url: base + exchangePath, key: key, source: source, http: plain}}
 	return &API{base: base, http: &http.Client{Transport: rt, Timeout: 60 * time.Second}}, nil
+}
+
+// checkKeyTransport refuses to send a key in clear text off the machine: https, or http
+// to a loopback address only (as Harbor's client does).
+func checkKeyTransport(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return apierr.New(http.StatusBadRequest, apierr.CodeBadRequest, "the Podium endpoint %q is not an http(s) URL", endpoint)
+	}
+	if u.Scheme == "https" {
+		return nil
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return apierr.New(http.StatusBadRequest, apierr.CodeBadRequest,
+		"refusing to send an API key over http:// to %s: use an https:// endpoint (http:// only to localhost)", host)
 }
 
 // keyExchange holds an API key and the access token last exchanged for it.

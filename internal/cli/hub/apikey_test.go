@@ -113,3 +113,23 @@ func TestAPIKeySignIn(t *testing.T) {
 		t.Errorf("an empty key: %v", err)
 	}
 }
+
+// A key is never sent in clear text off the machine.
+func TestAPIKeyNeedsTLSOffLoopback(t *testing.T) {
+	for endpoint, ok := range map[string]bool{
+		"https://podium.example.com": true,
+		"http://127.0.0.1:8080":      true,
+		"http://[::1]:8080":          true,
+		"http://localhost:8080":      true,
+		"http://podium.example.com":  false,
+		"http://10.0.0.7:8080":       false,
+	} {
+		_, err := NewAPIWithKey(endpoint, testKey, "PODIUM_API_KEY")
+		if (err == nil) != ok {
+			t.Errorf("%s: err = %v; want ok=%v", endpoint, err, ok)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "https://") || strings.Contains(err.Error(), "s3cr3t")) {
+			t.Errorf("%s: %v", endpoint, err)
+		}
+	}
+}
