@@ -38,7 +38,7 @@ func configPath() (string, error) {
 func loadConfig() (*loginConfig, error) {
 	path, err := configPath()
 	if err != nil {
-		return &loginConfig{}, nil //nolint:nilerr // no home: nothing was recorded
+		return &loginConfig{}, nil // no home: nothing was recorded
 	}
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
