@@ -227,30 +227,23 @@ func (r *RunSecretReconciler) now() time.Time {
 // cached yet). With two candidates (a label copied by hand), the controller's UID wins;
 // an unadopted Secret is adopted by none of them.
 func (r *RunSecretReconciler) owner(ctx context.Context, s *corev1.Secret, kind string, ownerUID types.UID) (*delivery.RunOwner, client.Object, error) {
-	sel := client.MatchingLabels{hubv1alpha1.LabelRunSecret: s.Name}
+	opts := []client.ListOption{client.InNamespace(s.Namespace), client.MatchingLabels{hubv1alpha1.LabelRunSecret: s.Name}}
 	var owners []*delivery.RunOwner
 	var objs []client.Object
+	var err error
 	for _, reader := range []client.Reader{r.Client, r.APIReader} {
-		owners, objs = nil, nil
 		switch kind {
 		case delivery.KindJob:
-			list := &batchv1.JobList{}
-			if err := reader.List(ctx, list, client.InNamespace(s.Namespace), sel); err != nil {
-				return nil, nil, err
-			}
-			for i := range list.Items {
-				owners, objs = append(owners, delivery.JobOwner(&list.Items[i])), append(objs, &list.Items[i])
-			}
+			var list batchv1.JobList
+			owners, objs, err = runsListed(ctx, reader, &list, func() []batchv1.Job { return list.Items }, delivery.JobOwner, opts)
 		case delivery.KindPod:
-			list := &corev1.PodList{}
-			if err := reader.List(ctx, list, client.InNamespace(s.Namespace), sel); err != nil {
-				return nil, nil, err
-			}
-			for i := range list.Items {
-				owners, objs = append(owners, delivery.PodOwner(&list.Items[i])), append(objs, &list.Items[i])
-			}
+			var list corev1.PodList
+			owners, objs, err = runsListed(ctx, reader, &list, func() []corev1.Pod { return list.Items }, delivery.PodOwner, opts)
 		default:
 			return nil, nil, nil
+		}
+		if err != nil {
+			return nil, nil, err
 		}
 		if len(owners) > 0 {
 			break
@@ -265,6 +258,23 @@ func (r *RunSecretReconciler) owner(ctx context.Context, s *corev1.Secret, kind 
 		return owners[0], objs[0], nil
 	}
 	return nil, nil, nil
+}
+
+// runsListed lists the runs (Jobs or Pods) opts select into list, whose items are
+// items, with their owners.
+func runsListed[T any, P interface {
+	*T
+	client.Object
+}](ctx context.Context, reader client.Reader, list client.ObjectList, items func() []T, owner func(P) *delivery.RunOwner, opts []client.ListOption) ([]*delivery.RunOwner, []client.Object, error) {
+	if err := reader.List(ctx, list, opts...); err != nil {
+		return nil, nil, err
+	}
+	all := items()
+	owners, objs := make([]*delivery.RunOwner, 0, len(all)), make([]client.Object, 0, len(all))
+	for i := range all {
+		owners, objs = append(owners, owner(&all[i])), append(objs, P(&all[i]))
+	}
+	return owners, objs, nil
 }
 
 // adopt makes the run its Secret's controller, so that deleting the run deletes the

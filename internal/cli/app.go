@@ -137,12 +137,6 @@ func (p *paging) add(c *cobra.Command) {
 	c.Flags().IntVar(&p.page, "page", 1, "page to print, from 1 (without it, quiet or piped output prints every page)")
 }
 
-// check is complete and validate at once (the secrets and registry lists).
-func (p *paging) check(c *cobra.Command) error {
-	p.complete(c)
-	return p.validate()
-}
-
 // complete records whether --page was given.
 func (p *paging) complete(c *cobra.Command) { p.pageSet = c.Flags().Changed("page") }
 

@@ -12,15 +12,21 @@ import (
 // board finds a leaderboard by UUID or "<org>/<dataset>/<leaderboard>", connecting on
 // first use.
 func (a *app) board(ctx context.Context, ref string) (*hub.Client, *hubv1alpha1.Leaderboard, error) {
+	return find(a, func(cl *hub.Client) (*hubv1alpha1.Leaderboard, error) { return cl.Board(ctx, ref) })
+}
+
+// find connects on first use and finds one record with get.
+func find[T any](a *app, get func(*hub.Client) (T, error)) (*hub.Client, T, error) {
+	var none T
 	cl, err := a.hub()
 	if err != nil {
-		return nil, nil, err
+		return nil, none, err
 	}
-	lb, err := cl.Board(ctx, ref)
+	v, err := get(cl)
 	if err != nil {
-		return nil, nil, err
+		return nil, none, err
 	}
-	return cl, lb, nil
+	return cl, v, nil
 }
 
 // rankedBoard is a board with every one of its rows (the Kubernetes list is read page
@@ -51,11 +57,7 @@ func rankedOnly(rows []hub.RankedRow) []hub.RankedRow {
 
 // rowAndBoard finds a row by its UUID, and its board.
 func (a *app) rowAndBoard(ctx context.Context, id string) (*hub.Client, *hubv1alpha1.LeaderboardRow, *hubv1alpha1.Leaderboard, error) {
-	cl, err := a.hub()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	row, err := cl.Row(ctx, id)
+	cl, row, err := a.row(ctx, id)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -68,13 +70,5 @@ func (a *app) rowAndBoard(ctx context.Context, id string) (*hub.Client, *hubv1al
 
 // row finds a row by its UUID, connecting on first use.
 func (a *app) row(ctx context.Context, id string) (*hub.Client, *hubv1alpha1.LeaderboardRow, error) {
-	cl, err := a.hub()
-	if err != nil {
-		return nil, nil, err
-	}
-	row, err := cl.Row(ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cl, row, nil
+	return find(a, func(cl *hub.Client) (*hubv1alpha1.LeaderboardRow, error) { return cl.Row(ctx, id) })
 }

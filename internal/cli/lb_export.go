@@ -28,7 +28,7 @@ func (a *app) exportCmd() *cobra.Command {
 		Short: "Export a leaderboard's definition (or, --format manifest, the board and rows as manifests)",
 		Args:  exactArgs(1, "one leaderboard"),
 	})
-	o.outputFile.add(c, ".yaml, .yml or .json")
+	o.add(c, ".yaml, .yml or .json")
 	c.Flags().StringVar(&o.format, "format", "", "yaml or json (default: by extension), or manifest")
 	return c
 }

@@ -35,7 +35,7 @@ func (a *app) initCmd() *cobra.Command {
 	f.StringVar(&o.name, "name", "", "leaderboard slug")
 	f.StringVar(&o.title, "title", "", "leaderboard title")
 	f.StringVar(&o.format, "format", "", "yaml (default), json, or manifest")
-	o.outputFile.add(c, ".yaml, .yml or .json")
+	o.add(c, ".yaml, .yml or .json")
 	return c
 }
 

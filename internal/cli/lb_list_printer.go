@@ -15,10 +15,10 @@ func (o *listOptions) print(boards []hubv1alpha1.Leaderboard) error {
 		items[i] = listedBoard{hub.Slug(&boards[i]), hub.BoardToJSON(&boards[i])}
 	}
 	return printList(o.app, o.paging, items, list[listedBoard]{
-		noun:  "leaderboard",
-		id:    func(b listedBoard) string { return b.slug },
-		json:  func(b listedBoard) any { return b.BoardJSON },
-		table: func(page []listedBoard) error { return printTable(o.app, boardColumns, page) },
+		noun:    "leaderboard",
+		id:      func(b listedBoard) string { return b.slug },
+		json:    func(b listedBoard) any { return b.BoardJSON },
+		columns: boardColumns,
 	})
 }
 

@@ -36,8 +36,9 @@ type list[T any] struct {
 	id func(T) string
 	// json is an item's --json form; nil prints the item itself.
 	json func(T) any
-	// table prints a page as a table.
-	table func(page []T) error
+	// columns are the table's, unless table prints it.
+	columns []column[T]
+	table   func(page []T) error
 }
 
 // printList prints the page of all that p asks for (every item for quiet or piped
@@ -62,7 +63,11 @@ func printList[T any](a *app, p paging, all []T, l list[T]) error {
 		}
 		return nil
 	}
-	if err := l.table(page); err != nil {
+	table := l.table
+	if table == nil {
+		table = func(page []T) error { return printTable(a, l.columns, page) }
+	}
+	if err := table(page); err != nil {
 		return err
 	}
 	a.pageHint(p, pg, l.noun)

@@ -38,7 +38,7 @@ func (a *app) rowExportCmd() *cobra.Command {
 			"rank, the rank range when the rules name an uncertainty, id, times, then metadata and metrics.",
 		Args: exactArgs(1, "one row id, or one leaderboard with --all or --format csv"),
 	})
-	o.outputFile.add(c, ".yaml, .yml or .json; .csv with --format csv")
+	o.add(c, ".yaml, .yml or .json; .csv with --format csv")
 	c.Flags().StringVar(&o.format, "format", "", "yaml or json (default: by extension), or csv: the board's ranked rows")
 	c.Flags().BoolVar(&o.all, "all", false, "export every row of the leaderboard")
 	return c

@@ -11,9 +11,9 @@ import (
 // linked, the ids (--quiet), or the list page (--json).
 func (o *trialListOptions) print(links []hub.TrialLink) error {
 	return printList(o.app, o.paging, links, list[hub.TrialLink]{
-		noun:  "trial",
-		id:    func(l hub.TrialLink) string { return l.TrialID },
-		table: func(page []hub.TrialLink) error { return printTable(o.app, trialColumns, page) },
+		noun:    "trial",
+		id:      func(l hub.TrialLink) string { return l.TrialID },
+		columns: trialColumns,
 	})
 }
 

@@ -106,6 +106,19 @@ func (j *jobFlag) validate() error {
 	return nil
 }
 
+// jobArgs is the Complete and Validate of a verb of one argument and --job.
+type jobArgs struct {
+	oneArg
+	job jobFlag
+}
+
+func (o *jobArgs) Complete(c *cobra.Command, args []string) error {
+	o.job.complete(c)
+	return o.oneArg.Complete(c, args)
+}
+
+func (o *jobArgs) Validate() error { return o.job.validate() }
+
 // scope sets a request's scope and job id to the job's, when --job was given.
 func (j *jobFlag) scope(scope, jobID **string) {
 	if j.id != "" {

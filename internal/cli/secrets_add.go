@@ -12,8 +12,7 @@ import (
 // secretAddOptions are the inputs of `podium hub secrets add ENV_VAR`.
 type secretAddOptions struct {
 	*app
-	oneArg
-	job      jobFlag
+	jobArgs
 	provider string
 	fromEnv  bool
 	rep      replaceFlags
@@ -38,14 +37,9 @@ func (a *app) secretAddCmd() *cobra.Command {
 	return c
 }
 
-func (o *secretAddOptions) Complete(c *cobra.Command, args []string) error {
-	o.job.complete(c)
-	return o.oneArg.Complete(c, args)
-}
-
 // Validate checks the argument and flags before anything is read or sent.
 func (o *secretAddOptions) Validate() error {
-	if err := o.job.validate(); err != nil {
+	if err := o.jobArgs.Validate(); err != nil {
 		return err
 	}
 	if err := o.rep.check(); err != nil {

@@ -13,9 +13,8 @@ import (
 // secretDeleteOptions are the inputs of `podium hub secrets delete ENV_VAR`.
 type secretDeleteOptions struct {
 	*app
-	oneArg // the API checks the name and names the field
-	job    jobFlag
-	purge  bool
+	jobArgs // the API checks the name and names the field
+	purge   bool
 }
 
 func (a *app) secretDeleteCmd() *cobra.Command {
@@ -29,13 +28,6 @@ func (a *app) secretDeleteCmd() *cobra.Command {
 	c.Flags().BoolVar(&o.purge, "purge", false, "delete every record of the secret (active and revoked) instead of revoking it")
 	return c
 }
-
-func (o *secretDeleteOptions) Complete(c *cobra.Command, args []string) error {
-	o.job.complete(c)
-	return o.oneArg.Complete(c, args)
-}
-
-func (o *secretDeleteOptions) Validate() error { return o.job.validate() }
 
 // Run revokes (or purges) the secret.
 func (o *secretDeleteOptions) Run(ctx context.Context) error {

@@ -23,11 +23,7 @@ func (p secretPrinter) stored(rec secretswire.Record, replaced bool) error {
 }
 
 func (p secretPrinter) secrets(pg paging, all []secretswire.Record) error {
-	return printList(p.a, pg, all, list[secretswire.Record]{
-		noun:  "secret",
-		id:    func(s secretswire.Record) string { return s.ID },
-		table: func(page []secretswire.Record) error { return printTable(p.a, secretColumns, page) },
-	})
+	return printList(p.a, pg, all, list[secretswire.Record]{noun: "secret", id: func(s secretswire.Record) string { return s.ID }, columns: secretColumns})
 }
 
 var secretColumns = []column[secretswire.Record]{
@@ -50,11 +46,7 @@ func (p secretPrinter) registryStored(rec secretswire.RegistryRecord, replaced b
 }
 
 func (p secretPrinter) registry(pg paging, all []secretswire.RegistryRecord) error {
-	return printList(p.a, pg, all, list[secretswire.RegistryRecord]{
-		noun:  "credential",
-		id:    func(r secretswire.RegistryRecord) string { return r.ID },
-		table: func(page []secretswire.RegistryRecord) error { return printTable(p.a, registryColumns, page) },
-	})
+	return printList(p.a, pg, all, list[secretswire.RegistryRecord]{noun: "credential", id: func(r secretswire.RegistryRecord) string { return r.ID }, columns: registryColumns})
 }
 
 var registryColumns = []column[secretswire.RegistryRecord]{

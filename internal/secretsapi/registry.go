@@ -156,27 +156,13 @@ func validateRegistryRevoke(b secretswire.RevokeRegistry) (registryRevokeInput, 
 	return in, errs.err()
 }
 
-var registryListParams = map[string]bool{"status": true, "org_id": true, "org": true}
-
 func validateRegistryList(q url.Values) (listInput, error) {
-	for k, v := range q {
-		if !registryListParams[k] {
-			return listInput{}, apierr.BadRequest(k, "unknown query parameter; known: status, org_id, org")
-		}
-		if len(v) > 1 {
-			return listInput{}, apierr.BadRequest(k, "must be given at most once")
-		}
+	if err := knownParams(q, "status", "org_id", "org"); err != nil {
+		return listInput{}, err
 	}
 	var errs fieldErrs
 	in := listInput{Status: "active", Scope: hubv1alpha1.ScopeOrg}
-	if q.Has("status") {
-		switch s := q.Get("status"); s {
-		case "active", "revoked", "all":
-			in.Status = s
-		default:
-			errs.add("status", "must be one of active, revoked, all")
-		}
-	}
+	in.Status = listStatus(q, &errs)
 	in.Org = orgQuery(q, &errs)
 	return in, errs.err()
 }

@@ -2,6 +2,7 @@ package secretsapi
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -127,16 +128,35 @@ func validateRevoke(b secretswire.RevokeSecret) (revokeInput, error) {
 	return in, errs.err()
 }
 
-var listParams = map[string]bool{"scope": true, "job_id": true, "status": true, "org_id": true, "org": true}
-
-func validateList(q url.Values) (listInput, error) {
+// knownParams refuses a query parameter that is not one of known, and one given twice.
+func knownParams(q url.Values, known ...string) error {
 	for k, v := range q {
-		if !listParams[k] {
-			return listInput{}, apierr.BadRequest(k, "unknown query parameter; known: scope, job_id, status, org_id, org")
+		if !slices.Contains(known, k) {
+			return apierr.BadRequest(k, "unknown query parameter; known: %s", strings.Join(known, ", "))
 		}
 		if len(v) > 1 {
-			return listInput{}, apierr.BadRequest(k, "must be given at most once")
+			return apierr.BadRequest(k, "must be given at most once")
 		}
+	}
+	return nil
+}
+
+// listStatus is the status a list asks for: active (without one), revoked or all.
+func listStatus(q url.Values, errs *fieldErrs) string {
+	if !q.Has("status") {
+		return "active"
+	}
+	switch s := q.Get("status"); s {
+	case "active", "revoked", "all":
+		return s
+	}
+	errs.add("status", "must be one of active, revoked, all")
+	return "active"
+}
+
+func validateList(q url.Values) (listInput, error) {
+	if err := knownParams(q, "scope", "job_id", "status", "org_id", "org"); err != nil {
+		return listInput{}, err
 	}
 	var errs fieldErrs
 	in := listInput{Status: "active"}
@@ -154,14 +174,7 @@ func validateList(q url.Values) (listInput, error) {
 			in.JobID = strings.ToLower(j)
 		}
 	}
-	if q.Has("status") {
-		switch s := q.Get("status"); s {
-		case "active", "revoked", "all":
-			in.Status = s
-		default:
-			errs.add("status", "must be one of active, revoked, all")
-		}
-	}
+	in.Status = listStatus(q, &errs)
 	in.Org = orgQuery(q, &errs)
 	return in, errs.err()
 }

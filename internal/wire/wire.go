@@ -135,31 +135,33 @@ func BoardOf(lb *hubv1alpha1.Leaderboard, updatedAt string) Board {
 
 // Columns is the shape of a board's columns, nil for none.
 func Columns(cols []hubv1alpha1.Column) []Column {
-	if len(cols) == 0 {
-		return nil
-	}
-	out := make([]Column, 0, len(cols))
-	for _, c := range cols {
-		out = append(out, Column{
+	return each(cols, func(c hubv1alpha1.Column) Column {
+		return Column{
 			ID: c.ID, Header: c.Header, Accessor: c.Accessor, Type: string(c.Type),
 			DisplayAccessor: c.DisplayAccessor, DisplayType: string(c.DisplayType), Align: string(c.Align),
 			Description: c.Description, EnableSorting: c.EnableSorting,
-		})
-	}
-	return out
+		}
+	})
 }
 
 // RankBy is the shape of a board's ranking rules, nil for none.
 func RankBy(rules []hubv1alpha1.RankRule) []RankRule {
-	if len(rules) == 0 {
-		return nil
-	}
-	out := make([]RankRule, 0, len(rules))
-	for _, r := range rules {
-		out = append(out, RankRule{
+	return each(rules, func(r hubv1alpha1.RankRule) RankRule {
+		return RankRule{
 			Accessor: r.Accessor, Direction: string(r.Direction), Nulls: string(r.Nulls),
 			Stderr: r.Stderr, IntervalLow: r.IntervalLow, IntervalHigh: r.IntervalHigh,
-		})
+		}
+	})
+}
+
+// each maps every element of in with f; nil for none.
+func each[A, B any](in []A, f func(A) B) []B {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]B, len(in))
+	for i, a := range in {
+		out[i] = f(a)
 	}
 	return out
 }

@@ -157,13 +157,7 @@ func (c *Client) notFound(what, id string) error {
 func (c *Client) Board(ctx context.Context, ref string) (*hubv1alpha1.Leaderboard, error) {
 	if hubv1alpha1.IsUUID(ref) {
 		var list hubv1alpha1.LeaderboardList
-		if err := c.findByID(ctx, &list, ref); err != nil {
-			return nil, KubeError(err, "leaderboard "+ref)
-		}
-		if lb := withID(list.Items, ref); lb != nil {
-			return lb, nil
-		}
-		return nil, c.notFound("leaderboard", ref)
+		return byID[hubv1alpha1.Leaderboard](ctx, c, &list, func() []hubv1alpha1.Leaderboard { return list.Items }, "leaderboard", ref)
 	}
 	pkg, name, ok := boardres.SplitSlug(ref)
 	if !ok {
@@ -194,27 +188,26 @@ func (c *Client) Row(ctx context.Context, id string) (*hubv1alpha1.LeaderboardRo
 		return nil, apierr.BadRequest("row-id", "%q is not a UUID", id)
 	}
 	var list hubv1alpha1.LeaderboardRowList
-	if err := c.findByID(ctx, &list, id); err != nil {
-		return nil, KubeError(err, "row "+id)
-	}
-	if row := withID(list.Items, id); row != nil {
-		return row, nil
-	}
-	return nil, c.notFound("row", id)
+	return byID[hubv1alpha1.LeaderboardRow](ctx, c, &list, func() []hubv1alpha1.LeaderboardRow { return list.Items }, "row", id)
 }
 
-// withID is the item of a list whose id is id (the selector found it by a label; a
-// copied label does not make another object's id).
-func withID[T any, P interface {
+// byID finds the object (what names its kind) whose id is id: list is found by the id's
+// selector (findByID) and items are its items; the id of the item found is checked, so
+// a copied label does not make another object's id.
+func byID[T any, P interface {
 	*T
 	metav1.Object
-}](items []T, id string) P {
-	for i := range items {
-		if p := P(&items[i]); hubv1alpha1.ID(p) == id {
-			return p
+}](ctx context.Context, c *Client, list client.ObjectList, items func() []T, what, id string) (P, error) {
+	if err := c.findByID(ctx, list, id); err != nil {
+		return nil, KubeError(err, what+" "+id)
+	}
+	all := items()
+	for i := range all {
+		if p := P(&all[i]); hubv1alpha1.ID(p) == id {
+			return p, nil
 		}
 	}
-	return nil
+	return nil, c.notFound(what, id)
 }
 
 // BoardOf returns the leaderboard a row belongs to.
