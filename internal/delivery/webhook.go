@@ -130,36 +130,49 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 	}
 	warnings := plan.Warnings
 	if len(plan.Delivered)+len(plan.Pulls) > 0 {
-		name := RunSecretName()
-		secret := RunSecret(req.Namespace, name, r.kind, requester, plan)
-		// A Pod starts at once: its run Secret is there before it is admitted. A Job's is
-		// written right after the answer (later.go).
-		if !dryRun(req) && r.kind == KindPod {
-			if err := in.Client.Create(ctx, secret); err != nil {
-				in.Log.Error(err, "Creating a run Secret failed", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name)
-				return admission.Errored(http.StatusInternalServerError, fmt.Errorf("podium could not create the run Secret of this %s; try again", r.kind))
-			}
-			secret = nil
+		more, err := in.deliver(ctx, req, r, requester, plan)
+		if err != nil {
+			return admission.Errored(http.StatusInternalServerError, err)
 		}
-		setMap(&r.meta.Labels, hubv1alpha1.LabelRunSecret, name)
-		if len(plan.Delivered) > 0 {
-			r.record(hubv1alpha1.AnnotationDelivered, strings.Join(plan.Names(), ","))
-			warnings = append(warnings, InjectEnv(r.spec, name, plan.Names())...)
-		}
-		if len(plan.Pulls) > 0 {
-			r.record(hubv1alpha1.AnnotationDeliveredRegistry, strings.Join(plan.RegistryNames(), ","))
-			InjectPullSecret(r.spec, name)
-		}
-		if !dryRun(req) {
-			in.afterAnswer(req.Namespace, secret, plan)
-		}
-		in.Log.V(1).Info("Delivered hosted secrets", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name,
-			"requester", requester, "runSecret", name, "envVars", plan.Names(), "registryCredentials", plan.RegistryNames())
+		warnings = append(warnings, more...)
 	}
 	if !dryRun(req) {
 		metrics.CountDelivery(len(plan.Delivered), len(plan.Pulls), plan.Missed)
 	}
 	return patched(req, r, warnings)
+}
+
+// deliver gives run r of requester what plan holds: its run Secret (a Pod's written
+// now, a Job's right after the answer), the recorded delivery, the env references and
+// the imagePullSecret. It returns the warnings of env variables the spec sets itself.
+func (in *Injector) deliver(ctx context.Context, req admission.Request, r *run, requester string, plan Plan) ([]string, error) {
+	name := RunSecretName()
+	secret := RunSecret(req.Namespace, name, r.kind, requester, plan)
+	// A Pod starts at once: its run Secret is there before it is admitted. A Job's is
+	// written right after the answer (later.go).
+	if !dryRun(req) && r.kind == KindPod {
+		if err := in.Client.Create(ctx, secret); err != nil {
+			in.Log.Error(err, "Creating a run Secret failed", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name)
+			return nil, fmt.Errorf("podium could not create the run Secret of this %s; try again", r.kind)
+		}
+		secret = nil
+	}
+	setMap(&r.meta.Labels, hubv1alpha1.LabelRunSecret, name)
+	var warnings []string
+	if len(plan.Delivered) > 0 {
+		r.record(hubv1alpha1.AnnotationDelivered, strings.Join(plan.Names(), ","))
+		warnings = InjectEnv(r.spec, name, plan.Names())
+	}
+	if len(plan.Pulls) > 0 {
+		r.record(hubv1alpha1.AnnotationDeliveredRegistry, strings.Join(plan.RegistryNames(), ","))
+		InjectPullSecret(r.spec, name)
+	}
+	if !dryRun(req) {
+		in.afterAnswer(req.Namespace, secret, plan)
+	}
+	in.Log.V(1).Info("Delivered hosted secrets", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name,
+		"requester", requester, "runSecret", name, "envVars", plan.Names(), "registryCredentials", plan.RegistryNames())
+	return warnings, nil
 }
 
 // afterAnswer writes, once admission has answered, a Job's run Secret (nil for a Pod's,
