@@ -119,7 +119,7 @@ func post(path, body string) *http.Request {
 }
 
 // TestReadersFollowTheAccessTable: every JSON reader of a board answers the access
-// table as boardres.Access does, with as many reviews: a private board and a missing
+// table as boardaccess.Access does, with as many reviews: a private board and a missing
 // one cost the same, and are refused with the same 404.
 func TestReadersFollowTheAccessTable(t *testing.T) {
 	run := func(t *testing.T, readers map[string]func() *http.Request, tc boardrestest.AccessCase) {

@@ -17,7 +17,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
-	"podium.dev/podium/internal/boardres"
+	"podium.dev/podium/internal/boardaccess"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/rowhistory"
 )
@@ -31,7 +31,7 @@ const (
 )
 
 // ServeHistory implements the row history read: the change history of one row
-// (rowhistory.Served), with the rule of boardres.Access: anyone may read the history of
+// (rowhistory.Served), with the rule of boardaccess.Access: anyone may read the history of
 // a row the public read shows (a ranked row of a public board); any other row's history
 // is for those who may read the board's private rows (get leaderboards in its
 // namespace), and everyone else gets the same 404 as for a missing row. User names are
@@ -62,7 +62,7 @@ func (rd *Read) ServeHistory(w http.ResponseWriter, r *http.Request) {
 		fail(apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the row cannot be read now; try again"))
 		return
 	}
-	public := boardres.PublicRow(lb, row)
+	public := boardaccess.PublicRow(lb, row)
 	if row, err = rd.access.Row(r.Context(), lb, row); err != nil {
 		fail(rd.refusal(r.Context(), err, func() error { return notFound }))
 		return

@@ -18,6 +18,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/boardaccess"
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/lru"
@@ -96,7 +97,7 @@ type ReadOptions struct {
 type Read struct {
 	o      ReadOptions
 	pages  *lru.Cache[pageKey, *page]
-	access boardres.Access
+	access boardaccess.Access
 	boards boardIndex
 	rows   RowFinder
 	// csv makes readers of a board's CSV that arrive together share one encoding.
@@ -108,7 +109,7 @@ func NewRead(o ReadOptions) *Read {
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = 64 << 20
 	}
-	return &Read{o: o, pages: newPageCache(o.CacheBytes), access: boardres.Access{Reviewer: o.Reviewer}}
+	return &Read{o: o, pages: newPageCache(o.CacheBytes), access: boardaccess.Access{Reviewer: o.Reviewer}}
 }
 
 // readRequest is the body of a read. Pointers tell a missing field from a zero one.
@@ -385,25 +386,25 @@ func tooLargeForOneRead(total int) error {
 }
 
 // find returns the board the target names, from the cache's field indexes, if the
-// caller may read it (boardres.Access), else the refusal every reader gives.
+// caller may read it (boardaccess.Access), else the refusal every reader gives.
 func (rd *Read) find(ctx context.Context, t target) (*hubv1alpha1.Leaderboard, error) {
 	lb, err := rd.lookup(ctx, t)
 	if err != nil {
 		rd.o.Log.Error(err, "Looking up a leaderboard in the cache failed", "target", t.String())
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the leaderboard cannot be read now; try again")
 	}
-	lb, err = rd.access.Board(ctx, boardres.Asked{ID: t.id, Package: t.pkg, Name: t.name}, lb)
+	lb, err = rd.access.Board(ctx, boardaccess.Asked{ID: t.id, Package: t.pkg, Name: t.name}, lb)
 	if err != nil {
 		return nil, rd.refusal(ctx, err, func() error { return apierr.NotFound("leaderboard %s not found", t) })
 	}
 	return lb, nil
 }
 
-// refusal is how the JSON readers answer a refusal of boardres.Access: notFound (built
+// refusal is how the JSON readers answer a refusal of boardaccess.Access: notFound (built
 // only when needed: the hot path of a public read allocates as little as it can) for
 // ErrNotFound, whatever its cause; a 503 naming nothing when the review failed.
 func (rd *Read) refusal(ctx context.Context, err error, notFound func() error) error {
-	if errors.Is(err, boardres.ErrNotFound) {
+	if errors.Is(err, boardaccess.ErrNotFound) {
 		return notFound()
 	}
 	rd.o.Log.Error(err, "Authorizing a leaderboard read failed", "user", authn.CallerFrom(ctx).User)

@@ -12,6 +12,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/boardaccess"
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/wire"
 )
@@ -38,7 +39,7 @@ type servedRow struct {
 }
 
 // ServeRowRead implements POST /v1/leaderboard-row-read {row_id}: the row with the
-// read's row shape, under boardres.Access like the row history: a ranked row of a
+// read's row shape, under boardaccess.Access like the row history: a ranked row of a
 // public board for anyone, any other row for its board's members, and one 404 for
 // every refusal (a private row costs what a missing one costs).
 func (rd *Read) ServeRowRead(w http.ResponseWriter, r *http.Request) {
@@ -120,7 +121,7 @@ func (rd *Read) findRow(ctx context.Context, uid types.UID) (*hubv1alpha1.Leader
 			}
 		}
 	}
-	if lb, err = rd.access.Board(ctx, boardres.Asked{ID: string(uid)}, lb); err != nil {
+	if lb, err = rd.access.Board(ctx, boardaccess.Asked{ID: string(uid)}, lb); err != nil {
 		return nil, RankedRow{}, rd.refusal(ctx, err, notFound)
 	}
 	if row, err = rd.access.Row(ctx, lb, row); err != nil {

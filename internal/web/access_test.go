@@ -65,7 +65,7 @@ var (
 )
 
 // TestPagesFollowTheAccessTable: the board and history pages answer the access table as
-// boardres.Access does, with as many reviews, as every JSON reader does: a missing
+// boardaccess.Access does, with as many reviews, as every JSON reader does: a missing
 // board costs the review a private one costs, and both get the same page.
 func TestPagesFollowTheAccessTable(t *testing.T) {
 	run := func(t *testing.T, paths map[string]string, tc boardrestest.AccessCase) {

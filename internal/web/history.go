@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/boardaccess"
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/rowhistory"
@@ -33,7 +34,7 @@ func boardURL(lb *hubv1alpha1.Leaderboard) string {
 }
 
 // serveHistory serves a row's change history page with the rules of the JSON row
-// history (docs/http-api.md, "Row history"; boardres.Access): a ranked row of a public
+// history (docs/http-api.md, "Row history"; boardaccess.Access): a ranked row of a public
 // board for anyone, any other row for the board's members, the same 404 otherwise.
 func (p *Pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -51,7 +52,7 @@ func (p *Pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	public := boardres.PublicRow(lb, row)
+	public := boardaccess.PublicRow(lb, row)
 	if row, err = p.access.Row(ctx, lb, row); err != nil {
 		p.refuse(w, r, err, rowNotFound, private)
 		return

@@ -26,6 +26,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/boardaccess"
 	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/index"
@@ -73,7 +74,7 @@ type Pages struct {
 	sorting singleflight.Group
 	pages   *lru.Cache[pageKey, []byte]
 	rows    httpapi.RowFinder
-	access  boardres.Access
+	access  boardaccess.Access
 }
 
 // Rendered board pages kept: enough for the first pages of the popular boards in each
@@ -97,7 +98,7 @@ func New(o Options) (*Pages, error) {
 		o.Now = time.Now
 	}
 	pages := lru.New[pageKey](pageCacheEntries, pageCacheBytes, pageCacheBytes, func(b []byte) int64 { return int64(len(b)) })
-	return &Pages{o: o, tmpl: tmpl, sorted: newSortCache(), pages: pages, access: boardres.Access{Reviewer: o.Reviewer}}, nil
+	return &Pages{o: o, tmpl: tmpl, sorted: newSortCache(), pages: pages, access: boardaccess.Access{Reviewer: o.Reviewer}}, nil
 }
 
 // Routes are the pages' handlers by ServeMux pattern.
@@ -299,7 +300,7 @@ func (p *Pages) findBoard(ctx context.Context, org, dataset, name string) (*hubv
 }
 
 // readableBoard returns the board of the page's slug if the caller may read it, by the
-// rule every reader follows (boardres.Access; docs/web.md, "Authorization"): a missing
+// rule every reader follows (boardaccess.Access; docs/web.md, "Authorization"): a missing
 // board is reviewed as a private one is, so the time of a 404 tells nothing. ok is false
 // when it has answered already: notFound for every refusal, a 503 page when the cache or
 // the review failed.
@@ -310,7 +311,7 @@ func (p *Pages) readableBoard(w http.ResponseWriter, r *http.Request, org, datas
 		p.fail(w, r, err, "Reading a leaderboard", "slug", org+"/"+dataset+"/"+name)
 		return nil, false
 	}
-	lb, err = p.access.Board(ctx, boardres.Asked{Package: org + "/" + dataset, Name: name}, lb)
+	lb, err = p.access.Board(ctx, boardaccess.Asked{Package: org + "/" + dataset, Name: name}, lb)
 	if err != nil {
 		p.refuse(w, r, err, notFound, false)
 		return nil, false
@@ -318,10 +319,10 @@ func (p *Pages) readableBoard(w http.ResponseWriter, r *http.Request, org, datas
 	return lb, true
 }
 
-// refuse answers a refusal of boardres.Access: the page given for ErrNotFound, whatever
+// refuse answers a refusal of boardaccess.Access: the page given for ErrNotFound, whatever
 // its cause; the unavailable page when the review failed.
 func (p *Pages) refuse(w http.ResponseWriter, r *http.Request, err error, page errorPage, private bool) {
-	if errors.Is(err, boardres.ErrNotFound) {
+	if errors.Is(err, boardaccess.ErrNotFound) {
 		p.render(w, r, page.Status, "error", page, private)
 		return
 	}

@@ -14,7 +14,7 @@ import (
 
 // The access table: every reader of a board (the JSON read by POST and GET, the CSV,
 // the badge, the row history, the row read, the web board and history pages) runs
-// AccessCases against its own handler and must answer what the rule (boardres.Access)
+// AccessCases against its own handler and must answer what the rule (boardaccess.Access)
 // answers, with as many access reviews. A reader that grew its own rule again, or
 // answered a missing board sooner than a private one, would fail here.
 

@@ -1,4 +1,7 @@
-package boardres
+// Package boardaccess is the one rule of who may read a board and its rows, and how a
+// refusal looks, for every reader (the HTTP API and the web pages); the board rules it
+// builds on (Servable, slugs) are boardres'.
+package boardaccess
 
 import (
 	"context"
@@ -7,6 +10,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/boardres"
 	"podium.dev/podium/internal/ranking"
 )
 
@@ -64,7 +68,7 @@ type Access struct {
 // Board decides whether the caller in ctx may read lb, the board the caller asked for
 // (nil when there is none): lb, or ErrNotFound, or a *ReviewError.
 func (a Access) Board(ctx context.Context, asked Asked, lb *hubv1alpha1.Leaderboard) (*hubv1alpha1.Leaderboard, error) {
-	if lb != nil && !Servable(lb) {
+	if lb != nil && !boardres.Servable(lb) {
 		lb = nil // named another org's dataset: answered like a missing board
 	}
 	if lb != nil && lb.Spec.Visibility == hubv1alpha1.VisibilityPublic {

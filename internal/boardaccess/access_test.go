@@ -1,4 +1,4 @@
-package boardres_test
+package boardaccess_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"podium.dev/podium/internal/authn"
-	"podium.dev/podium/internal/boardres"
+	"podium.dev/podium/internal/boardaccess"
 	"podium.dev/podium/internal/boardres/boardrestest"
 )
 
@@ -14,8 +14,8 @@ import (
 // reader runs the same table against its handler.
 func TestAccess(t *testing.T) {
 	rev := &boardrestest.Reviewer{}
-	a := boardres.Access{Reviewer: rev}
-	asks := map[string]boardres.Asked{
+	a := boardaccess.Access{Reviewer: rev}
+	asks := map[string]boardaccess.Asked{
 		"by slug": {Package: boardrestest.Package, Name: boardrestest.Name},
 		"by id":   {ID: string(boardrestest.BoardUID)},
 	}
@@ -29,7 +29,7 @@ func TestAccess(t *testing.T) {
 					lb = nil // a slug is looked up in its org's namespace only
 				}
 				got, err := a.Board(ctx, asked, lb)
-				if tc.Readable != (err == nil) || (err != nil && !errors.Is(err, boardres.ErrNotFound)) {
+				if tc.Readable != (err == nil) || (err != nil && !errors.Is(err, boardaccess.ErrNotFound)) {
 					t.Fatalf("Board() = %v, %v; want readable %v", got, err, tc.Readable)
 				}
 				if n := rev.Reviews(); n != tc.Reviews {
@@ -42,12 +42,12 @@ func TestAccess(t *testing.T) {
 		t.Run(tc.Name, func(t *testing.T) {
 			ctx := authn.WithCaller(context.Background(), boardrestest.Caller(tc.Caller))
 			rev.Reviews()
-			lb, err := a.Board(ctx, boardres.Asked{ID: string(boardrestest.BoardUID)}, tc.Board())
+			lb, err := a.Board(ctx, boardaccess.Asked{ID: string(boardrestest.BoardUID)}, tc.Board())
 			if err != nil {
 				t.Fatalf("Board() = %v; the table's row cases are on readable boards", err)
 			}
 			row, err := a.Row(ctx, lb, boardrestest.Row(lb, tc.Row))
-			if tc.Readable != (err == nil) || (err != nil && !errors.Is(err, boardres.ErrNotFound)) {
+			if tc.Readable != (err == nil) || (err != nil && !errors.Is(err, boardaccess.ErrNotFound)) {
 				t.Fatalf("Row() = %v, %v; want readable %v", row, err, tc.Readable)
 			}
 			if n := rev.Reviews(); n != tc.Reviews {
@@ -59,10 +59,10 @@ func TestAccess(t *testing.T) {
 
 // A review that cannot be run is a ReviewError, never a 404 nor a read.
 func TestAccessReviewFails(t *testing.T) {
-	a := boardres.Access{Reviewer: failing{}}
+	a := boardaccess.Access{Reviewer: failing{}}
 	ctx := authn.WithCaller(context.Background(), boardrestest.Caller(boardrestest.Member))
-	var re *boardres.ReviewError
-	if _, err := a.Board(ctx, boardres.Asked{ID: "x"}, boardrestest.PrivateBoard()); !errors.As(err, &re) {
+	var re *boardaccess.ReviewError
+	if _, err := a.Board(ctx, boardaccess.Asked{ID: "x"}, boardrestest.PrivateBoard()); !errors.As(err, &re) {
 		t.Errorf("Board() error = %v, want a ReviewError", err)
 	}
 	lb := boardrestest.PublicBoard()
