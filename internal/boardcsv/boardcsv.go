@@ -94,49 +94,9 @@ func Write(w io.Writer, lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) error
 	rec := make([]string, len(header))
 	for _, e := range rows {
 		clear(rec)
-		rec[0] = strconv.Itoa(e.Rank)
-		i := 1
-		if ranges {
-			if e.RankUpper > 0 {
-				rec[1] = strconv.Itoa(e.RankUpper)
-			}
-			if e.Interval.OK {
-				rec[2], rec[3] = number(e.Interval.Low), number(e.Interval.High)
-			}
-			i = 4
-		}
-		row := e.Row
-		rec[i] = hubv1alpha1.ID(row)
-		rec[i+1] = wire.Timestamp(hubv1alpha1.CreatedAt(row).Time)
-		rec[i+2] = wire.Timestamp(wire.ServedUpdatedAt(&row.ObjectMeta, row.Status.UpdatedAt))
-		rec[i+3] = "false"
-		if p := wire.ProvenanceOf(row, false); p != nil {
-			rec[i+3], rec[i+5] = "true", p.ImageDigest
-			if p.JobID != nil {
-				rec[i+4] = *p.JobID
-			}
-			if p.RanAt != nil {
-				rec[i+6] = *p.RanAt
-			}
-		}
-		for j := fixed; j < len(header); j++ {
-			switch header[j] {
-			case accessor.Metadata.String(), accessor.Metrics.String():
-				// A root too wide to flatten: the whole object (compact, as the apiserver
-				// stores it).
-				root := accessor.Metadata
-				if header[j] == accessor.Metrics.String() {
-					root = accessor.Metrics
-				}
-				rec[j] = Guard(string(wire.ObjectOrEmpty(raw(row, root))))
-				continue
-			}
-			root, path, _ := accessor.Split(header[j])
-			if v, ok := ranking.RawLookup(raw(row, root), path); ok {
-				if rec[j], err = cell(v); err != nil {
-					return err
-				}
-			}
+		fixedCells(rec, e, ranges)
+		if err := valueCells(rec, header, fixed, e.Row); err != nil {
+			return err
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -144,6 +104,61 @@ func Write(w io.Writer, lb *hubv1alpha1.Leaderboard, rows []ranking.Entry) error
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// fixedCells fills the columns every board has: the rank (and with ranges its upper
+// bound and interval), the row's id and times, and its provenance.
+func fixedCells(rec []string, e ranking.Entry, ranges bool) {
+	rec[0] = strconv.Itoa(e.Rank)
+	i := 1
+	if ranges {
+		if e.RankUpper > 0 {
+			rec[1] = strconv.Itoa(e.RankUpper)
+		}
+		if e.Interval.OK {
+			rec[2], rec[3] = number(e.Interval.Low), number(e.Interval.High)
+		}
+		i = 4
+	}
+	row := e.Row
+	rec[i] = hubv1alpha1.ID(row)
+	rec[i+1] = wire.Timestamp(hubv1alpha1.CreatedAt(row).Time)
+	rec[i+2] = wire.Timestamp(wire.ServedUpdatedAt(&row.ObjectMeta, row.Status.UpdatedAt))
+	rec[i+3] = "false"
+	if p := wire.ProvenanceOf(row, false); p != nil {
+		rec[i+3], rec[i+5] = "true", p.ImageDigest
+		if p.JobID != nil {
+			rec[i+4] = *p.JobID
+		}
+		if p.RanAt != nil {
+			rec[i+6] = *p.RanAt
+		}
+	}
+}
+
+// valueCells fills the metadata and metrics columns, from header[fixed:] on.
+func valueCells(rec, header []string, fixed int, row *hubv1alpha1.LeaderboardRow) error {
+	for j := fixed; j < len(header); j++ {
+		switch header[j] {
+		case accessor.Metadata.String(), accessor.Metrics.String():
+			// A root too wide to flatten: the whole object (compact, as the apiserver
+			// stores it).
+			root := accessor.Metadata
+			if header[j] == accessor.Metrics.String() {
+				root = accessor.Metrics
+			}
+			rec[j] = Guard(string(wire.ObjectOrEmpty(raw(row, root))))
+			continue
+		}
+		root, path, _ := accessor.Split(header[j])
+		if v, ok := ranking.RawLookup(raw(row, root), path); ok {
+			var err error
+			if rec[j], err = cell(v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func raw(row *hubv1alpha1.LeaderboardRow, root accessor.Root) []byte {
