@@ -7,15 +7,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"podium.dev/podium/internal/controllermanager"
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -27,11 +25,10 @@ var (
 	cfg       *rest.Config
 	k8sClient client.Client
 	clientset *kubernetes.Clientset
-	testEnv   *envtest.Environment
 	ctx       context.Context
 	cancel    context.CancelFunc
 	op        *testenv.Operator
-	workloads *controllermanager.Process
+	suite     *testenv.Suite
 )
 
 func TestVerifiedRows(t *testing.T) {
@@ -45,31 +42,19 @@ var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
 	var err error
-	testEnv, cfg, err = testenv.Start()
+	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{
+		ClusterRoles: []*rbacv1.ClusterRole{runSubmitterRole()},
+		Workloads:    testenv.WorkloadControllers,
+		Output:       GinkgoWriter,
+		Operator:     true, Delivery: true,
+	})
 	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
-	workloads, err = testenv.StartWorkloadControllers(ctx, testEnv, GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(k8sClient.Create(ctx, runSubmitterRole())).To(Succeed())
-	op, err = testenv.StartOperatorWithDelivery(ctx, cfg, 0)
-	Expect(err).NotTo(HaveOccurred())
+	cfg, k8sClient, clientset, op = suite.Config, suite.Client, suite.Clientset, suite.Operator
 })
 
 var _ = AfterSuite(func() {
 	if cancel != nil {
 		cancel()
 	}
-	if op != nil {
-		<-op.Done
-	}
-	if workloads != nil {
-		workloads.Stop()
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	Expect(suite.Stop()).To(Succeed())
 })
