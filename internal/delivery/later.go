@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -30,25 +29,16 @@ import (
 // restarting): about 30 s in all.
 var laterBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 9, Cap: 10 * time.Second}
 
-// later runs the writes admission left for after its answer.
-type later struct {
-	wg sync.WaitGroup
-}
-
-// do runs f in the background with its own deadline (the admission request's context
-// ends with the answer).
-func (l *later) do(f func(ctx context.Context)) {
-	l.wg.Add(1)
+// inBackground runs f, a write admission left for after its answer, with its own
+// deadline (the admission request's context ends with the answer). Nothing waits for
+// it: should the operator stop first, Reissue covers the run Secret.
+func inBackground(f func(ctx context.Context)) {
 	go func() {
-		defer l.wg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		f(ctx)
 	}()
 }
-
-// Wait returns once every background write admission started has ended.
-func (in *Injector) Wait() { in.later.wg.Wait() }
 
 // createRunSecret creates s, retrying while the apiserver fails; a Secret of that name
 // already there (written by Reissue) is success.

@@ -48,8 +48,6 @@ type Injector struct {
 	MarkUsed func(context.Context, []*hubv1alpha1.HostedSecret) error
 	Decoder  admission.Decoder
 	Log      logr.Logger
-
-	later later
 }
 
 var _ admission.Handler = &Injector{}
@@ -184,7 +182,7 @@ func (in *Injector) afterAnswer(namespace string, secret *corev1.Secret, plan Pl
 	for i, d := range all {
 		used[i] = d.Secret.DeepCopy() // MarkUsed writes its status; the answer still reads it
 	}
-	in.later.do(func(ctx context.Context) {
+	inBackground(func(ctx context.Context) {
 		if secret != nil {
 			createRunSecret(ctx, in.Client, secret, in.Log)
 		}
