@@ -140,11 +140,19 @@ func (r *RunSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 	ownerUID := controllerUID(s)
-	owner, obj, err := r.owner(ctx, s, kind, ownerUID)
+	owner, obj, err := r.owner(ctx, r.Client, s, kind, ownerUID)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	v := delivery.Decide(r.now(), s.CreationTimestamp.Time, ownerUID, owner, r.MaxAge, r.OrphanGrace)
+	if v.Delete && owner == nil {
+		// Confirmed uncached before deleting: a run created a moment ago may not be
+		// cached yet. (Waiting for it needs no read: its watch event wakes this Secret.)
+		if owner, obj, err = r.owner(ctx, r.APIReader, s, kind, ownerUID); err != nil {
+			return ctrl.Result{}, err
+		}
+		v = delivery.Decide(r.now(), s.CreationTimestamp.Time, ownerUID, owner, r.MaxAge, r.OrphanGrace)
+	}
 	log := logf.FromContext(ctx)
 	if v.Delete {
 		if err := r.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
@@ -179,7 +187,7 @@ func (r *RunSecretReconciler) reissue(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, nil
 	}
 	jobs := &batchv1.JobList{}
-	if err := r.Client.List(ctx, jobs, client.InNamespace(req.Namespace), client.MatchingLabels{hubv1alpha1.LabelRunSecret: req.Name}); err != nil {
+	if err := r.Client.List(ctx, jobs, client.InNamespace(req.Namespace), runsOf(false, req.Name)); err != nil {
 		return ctrl.Result{}, err
 	}
 	window := min(delivery.ReissueWindow, r.MaxAge/2)
@@ -222,32 +230,27 @@ func (r *RunSecretReconciler) now() time.Time {
 	return time.Now()
 }
 
-// owner finds the Job or Pod labelled with the Secret's name: from the cache, and when
-// the cache shows none, confirmed uncached (a run created a moment ago may not be
-// cached yet). With two candidates (a label copied by hand), the controller's UID wins;
-// an unadopted Secret is adopted by none of them.
-func (r *RunSecretReconciler) owner(ctx context.Context, s *corev1.Secret, kind string, ownerUID types.UID) (*delivery.RunOwner, client.Object, error) {
-	opts := []client.ListOption{client.InNamespace(s.Namespace), client.MatchingLabels{hubv1alpha1.LabelRunSecret: s.Name}}
+// owner finds, through reader, the Job or Pod labelled with the Secret's name: the cache
+// by its index (index.RunSecretOf), the apiserver by label. With two candidates (a label
+// copied by hand), the controller's UID wins; an unadopted Secret is adopted by none of
+// them.
+func (r *RunSecretReconciler) owner(ctx context.Context, reader client.Reader, s *corev1.Secret, kind string, ownerUID types.UID) (*delivery.RunOwner, client.Object, error) {
+	opts := []client.ListOption{client.InNamespace(s.Namespace), runsOf(reader == r.APIReader, s.Name)}
 	var owners []*delivery.RunOwner
 	var objs []client.Object
 	var err error
-	for _, reader := range []client.Reader{r.Client, r.APIReader} {
-		switch kind {
-		case delivery.KindJob:
-			var list batchv1.JobList
-			owners, objs, err = runsListed(ctx, reader, &list, func() []batchv1.Job { return list.Items }, delivery.JobOwner, opts)
-		case delivery.KindPod:
-			var list corev1.PodList
-			owners, objs, err = runsListed(ctx, reader, &list, func() []corev1.Pod { return list.Items }, delivery.PodOwner, opts)
-		default:
-			return nil, nil, nil
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(owners) > 0 {
-			break
-		}
+	switch kind {
+	case delivery.KindJob:
+		var list batchv1.JobList
+		owners, objs, err = runsListed(ctx, reader, &list, func() []batchv1.Job { return list.Items }, delivery.JobOwner, opts)
+	case delivery.KindPod:
+		var list corev1.PodList
+		owners, objs, err = runsListed(ctx, reader, &list, func() []corev1.Pod { return list.Items }, delivery.PodOwner, opts)
+	default:
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	for i, o := range owners {
 		if ownerUID != "" && o.UID == ownerUID {
@@ -258,6 +261,15 @@ func (r *RunSecretReconciler) owner(ctx context.Context, s *corev1.Secret, kind 
 		return owners[0], objs[0], nil
 	}
 	return nil, nil, nil
+}
+
+// runsOf selects the runs labelled with run Secret name: by the cache's field index, or
+// (uncached) by label.
+func runsOf(uncached bool, name string) client.ListOption {
+	if uncached {
+		return client.MatchingLabels{hubv1alpha1.LabelRunSecret: name}
+	}
+	return client.MatchingFields{index.RunSecretOf: name}
 }
 
 // runsListed lists the runs (Jobs or Pods) opts select into list, whose items are

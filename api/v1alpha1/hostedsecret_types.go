@@ -77,6 +77,15 @@ const (
 	// the HostedSecret it belongs to. The operator finds (and cleans up) value Secrets by
 	// it, and adopts a Secret applied with kubectl only when it carries it.
 	LabelHostedSecret = "hub.podium.dev/hosted-secret"
+	// AnnotationGrantedSecrets is on each org namespace: the names of the Secrets of that
+	// namespace granted to hosted secrets (LabelHostedSecret) that the operator recorded,
+	// comma-separated and sorted. The run Secret admission policy refuses every Pod and
+	// template naming one of them (docs/secrets.md, "Who may read a granted Secret").
+	AnnotationGrantedSecrets = "hub.podium.dev/granted-secrets"
+	// LabelGrantedRecorded is on a granted Secret once its namespace's
+	// AnnotationGrantedSecrets holds its name: the granted Secrets policy then no longer
+	// takes it as a param (one rule evaluation per create instead of one per Secret).
+	LabelGrantedRecorded = "hub.podium.dev/granted-recorded"
 	// AnnotationHostedSecretUID is on every value Secret Podium has stored or adopted:
 	// the UID of the HostedSecret it is bound to. A Secret bound to one HostedSecret is
 	// never used by another, even one of the same name (docs/secrets.md, "Ownership").

@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -302,6 +303,32 @@ var _ = Describe("Run Secret isolation", Ordered, ContinueOnFailure, func() {
 		Entry("CronJob template", asCronJob, func(n string) func(*corev1.PodSpec) { return withInitEnv(n, "value") }),
 		Entry("Job template", asJob, withEnvFrom),
 	)
+
+	It("refuses a granted Secret the operator recorded on its namespace, through the one-evaluation rule", func() {
+		By("the operator records the granted Secret on the namespace, then labels it recorded")
+		Eventually(func(g Gomega) {
+			s := &corev1.Secret{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: granted}, s)).To(Succeed())
+			g.Expect(s.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelGrantedRecorded, "true"))
+			ns := &corev1.Namespace{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: acme.Name}, ns)).To(Succeed())
+			g.Expect(strings.Split(ns.Annotations[hubv1alpha1.AnnotationGrantedSecrets], ",")).To(ContainElement(granted))
+		}).Should(Succeed())
+		By("no longer a param of podium-granted-secrets, it is refused by podium-run-secret-binding's list")
+		Eventually(func() error { return asPod(mallory.CS, acme.Name, withEnv(granted, "value")) }).
+			Should(MatchError(ContainSubstring("ValidatingAdmissionPolicy 'podium-run-secret-binding'")))
+		for _, p := range attackers() {
+			for _, how := range []func(string) func(*corev1.PodSpec){
+				func(n string) func(*corev1.PodSpec) { return withEnv(n, "value") }, withEnvFrom, secretVolume, projectedVolume, withPull, csiVolume,
+			} {
+				err := asPod(p.CS, acme.Name, how(granted))
+				refusedBy(err, "podium-granted-secret", grantedValue)
+				Expect(err.Error()).To(ContainSubstring("podium-run-secret-binding"))
+			}
+			refusedBy(asCronJob(p.CS, acme.Name, withInitEnv(granted, "value")), "podium-granted-secret", grantedValue)
+			refusedBy(asDeployment(p.CS, acme.Name, secretVolume(granted)), "podium-granted-secret", grantedValue)
+		}
+	})
 
 	It("vector 6: keeps the registry credentials of one's own run Secret from every container", func() {
 		for _, p := range attackers() {

@@ -7,6 +7,7 @@ package index
 import (
 	"context"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -32,6 +33,10 @@ const (
 	// (delivery.ParseUsed of their hub.podium.dev/hosted-secrets annotation), so a revoked
 	// secret finds the run Secrets to empty.
 	RunSecretUses = "podium.runSecretUses"
+	// RunSecretOf indexes the cached Jobs and Pods (the cache holds only those admission
+	// gave a run Secret) by the run Secret they were given (label hub.podium.dev/run-secret),
+	// so the run Secret controller finds a Secret's run without scanning the namespace.
+	RunSecretOf = "podium.runSecret"
 )
 
 // BoardSlugValues is the BoardSlug index function: a Leaderboard's slug, none while
@@ -53,7 +58,8 @@ type Field struct {
 
 // Fields are every field index of the manager's cache, the one list Register adds: the
 // RecordFields, Namespaces by UID (an organization found by its org_id), HostedSecrets by
-// slot (secrets.SlotIndex) and run Secrets by the secrets they hold (RunSecretUses).
+// slot (secrets.SlotIndex), run Secrets by the secrets they hold (RunSecretUses) and runs
+// by their run Secret (RunSecretOf).
 func Fields() []Field {
 	return append(RecordFields(),
 		Field{&corev1.Namespace{}, UID, func(o client.Object) []string { return []string{string(o.GetUID())} }},
@@ -61,7 +67,17 @@ func Fields() []Field {
 			return []string{secrets.SlotIndexValue(o.(*hubv1alpha1.HostedSecret))}
 		}},
 		Field{&corev1.Secret{}, RunSecretUses, runSecretUses},
+		Field{&batchv1.Job{}, RunSecretOf, runSecretOf},
+		Field{&corev1.Pod{}, RunSecretOf, runSecretOf},
 	)
+}
+
+// runSecretOf is the RunSecretOf index function: a run's run Secret, if any.
+func runSecretOf(o client.Object) []string {
+	if name := o.GetLabels()[hubv1alpha1.LabelRunSecret]; name != "" {
+		return []string{name}
+	}
+	return nil
 }
 
 // runSecretUses is the RunSecretUses index function: the HostedSecret UIDs a run Secret

@@ -22,6 +22,7 @@ var queryNames = map[string]string{
 	"index.BoardSlug":     BoardSlug,
 	"index.RowBoard":      RowBoard,
 	"index.RunSecretUses": RunSecretUses,
+	"index.RunSecretOf":   RunSecretOf,
 	"secrets.SlotIndex":   secrets.SlotIndex,
 	"SlotIndex":           secrets.SlotIndex, // inside internal/secrets
 }

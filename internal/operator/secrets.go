@@ -41,6 +41,10 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 		return fmt.Errorf("setting up the HostedSecret controller: %w", err)
 	}
 
+	if err := (&controllers.GrantedRecorder{Client: mgr.GetClient(), ValueNamespace: valueNamespace(o)}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the granted Secrets recorder: %w", err)
+	}
+
 	api := &secretsapi.API{Store: &secrets.Store{Lifecycle: lc}, Cache: mgr.GetClient(), Reviewer: c.Reviewer, Log: lc.Log}
 	if o.FingerprintKeySecret.Name != "" {
 		api.Keyring = &secrets.Keyring{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Secret: o.FingerprintKeySecret}

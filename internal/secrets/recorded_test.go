@@ -1,0 +1,44 @@
+package secrets_test
+
+import (
+	"strings"
+	"testing"
+
+	"podium.dev/podium/internal/secrets"
+)
+
+func TestRecordList(t *testing.T) {
+	long := strings.Repeat("a", 253)
+	many := make([]string, 0, 300)
+	for i := range 300 {
+		many = append(many, long[:250]+string(rune('a'+i%26))+string(rune('a'+i/26)))
+	}
+	for _, tc := range []struct {
+		name     string
+		names    []string
+		want     string
+		wantFits int
+	}{
+		{"none", nil, "", 0},
+		{"sorted and each once", []string{"b", "a", "b"}, "a,b", 2},
+		{"an empty name is never recorded", []string{"", "x"}, "x", 1},
+		{"a name with a comma is never recorded", []string{"a,b", "c"}, "c", 1},
+		{"as many as fit, in sorted order", many, "", (64 << 10) / 253},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, fits := secrets.RecordList(tc.names)
+			if tc.want != "" && got != tc.want {
+				t.Errorf("RecordList(%q) = %q, want %q", tc.names, got, tc.want)
+			}
+			if len(fits) != tc.wantFits {
+				t.Errorf("RecordList(%d names) holds %d, want %d", len(tc.names), len(fits), tc.wantFits)
+			}
+			if len(got) > secrets.MaxRecordedBytes {
+				t.Errorf("RecordList is %d bytes, more than %d", len(got), secrets.MaxRecordedBytes)
+			}
+			if parsed := secrets.RecordedNames(got); strings.Join(parsed, ",") != strings.Join(fits, ",") {
+				t.Errorf("RecordedNames(RecordList) = %q, want %q", parsed, fits)
+			}
+		})
+	}
+}
