@@ -39,14 +39,26 @@ func byPolicy(err error, field string) {
 }
 
 // keepBusy creates n unrelated HostedSecrets, so that the controller's worker is busy
-// when the attack happens (the variant that made the hijack work every time).
-func keepBusy(o org, n int) {
+// when the attack happens (the variant that made the hijack work every time). The
+// returned func deletes them: each names a missing Secret, which the controller looks up
+// again every 30 s for as long as it exists, so busy objects left behind would keep the
+// one worker of every later spec of the suite busy too (800 of them made the suite's
+// later waits time out on a loaded machine).
+func keepBusy(o org, n int) (done func()) {
 	for i := range n {
 		hs := declared(o, fmt.Sprintf("busy-%d", i), "busy-user", "BUSY_"+fmt.Sprint(i), "busy-missing")
 		hs.Name, hs.GenerateName = "", "busy-"
+		hs.Labels = map[string]string{busyLabel: "true"}
 		ExpectWithOffset(1, k8sClient.Create(ctx, hs)).To(Succeed())
 	}
+	return func() {
+		GinkgoHelper()
+		Expect(k8sClient.DeleteAllOf(ctx, &hubv1alpha1.HostedSecret{}, client.InNamespace(o.Name), client.MatchingLabels{busyLabel: "true"})).To(Succeed())
+	}
 }
+
+// busyLabel marks keepBusy's HostedSecrets.
+const busyLabel = "test.podium.dev/busy"
 
 // ownedBy lists the HostedSecrets of o that name owner for envVar.
 func ownedBy(o org, owner, envVar string) []hubv1alpha1.HostedSecret {
@@ -87,7 +99,7 @@ var _ = Describe("Attacks on other users' hosted secrets", func() {
 			victim := storeAs(alice, env, "sk-victim-value-"+fmt.Sprint(round)+"-abcd")
 			hs := hostedSecret(acme, victim.ID)
 			Expect(hs).NotTo(BeNil())
-			keepBusy(acme, 100)
+			done := keepBusy(acme, 100)
 
 			m := kubectlAs(mallor)
 			byPolicy(m.Delete(ctx, hs.DeepCopy()), "spec.owner")
@@ -96,6 +108,7 @@ var _ = Describe("Attacks on other users' hosted secrets", func() {
 
 			Expect(activeIn(acme, env)).To(ConsistOf(victim.ID))
 			Expect(ownedBy(acme, mallor.User, env)).To(BeEmpty())
+			done()
 		}
 	})
 
@@ -108,7 +121,7 @@ var _ = Describe("Attacks on other users' hosted secrets", func() {
 			victim := storeAs(alice, env, "sk-victim-bound-"+fmt.Sprint(round)+"-wxyz")
 			hs := hostedSecret(acme, victim.ID)
 			Expect(hs).NotTo(BeNil())
-			keepBusy(acme, 100)
+			done := keepBusy(acme, 100)
 
 			Expect(k8sClient.Delete(ctx, hs)).To(Succeed())
 			again := declared(acme, hs.Name, mallor.User, env, hs.Spec.SecretRef.Name)
@@ -137,6 +150,7 @@ var _ = Describe("Attacks on other users' hosted secrets", func() {
 			for _, hs := range ownedBy(acme, mallor.User, env) {
 				Expect(hs.Status.State).NotTo(Equal(hubv1alpha1.StateActive))
 			}
+			done()
 		}
 	})
 
