@@ -21,14 +21,7 @@ type createOptions struct {
 
 func (a *app) createCmd() *cobra.Command {
 	o := &createOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "create [--config <file>] [-p <org>/<dataset>] [-n <name>] [-t <title>] [-d <description>] [--rows <file>] [--visibility public|private]",
-		Short: "Create a leaderboard from a file and/or flags, optionally with rows, all or nothing",
-		Long: "The definition comes from --config, from flags, or from both: a flag overrides the file's\n" +
-			"value. Without --config the board has the flags' fields and empty schemas, columns and\n" +
-			"ranking (add them later with export, edit, update --config).",
-		Args: noArgs,
-	})
+	c := a.verb(o, "hub leaderboard create", noArgs)
 	f := c.Flags()
 	f.StringVar(&o.config, "config", "", "definition file (.yaml/.yml/.json, or manifests from export --format manifest)")
 	f.StringVarP(&o.over.Package, "package", "p", "", "dataset slug <org>/<dataset> (overrides the file)")

@@ -23,11 +23,7 @@ type exportOptions struct {
 
 func (a *app) exportCmd() *cobra.Command {
 	o := &exportOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "export <leaderboard> --output <file>",
-		Short: "Export a leaderboard's definition (or, --format manifest, the board and rows as manifests)",
-		Args:  exactArgs(1, "one leaderboard"),
-	})
+	c := a.verb(o, "hub leaderboard export", exactArgs(1, "one leaderboard"))
 	o.add(c, ".yaml, .yml or .json")
 	c.Flags().StringVar(&o.format, "format", "", "yaml or json (default: by extension), or manifest")
 	return c

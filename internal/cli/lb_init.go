@@ -22,14 +22,7 @@ type initOptions struct {
 
 func (a *app) initCmd() *cobra.Command {
 	o := &initOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "init --package <org>/<dataset> --name <name> --title <title> --output <file>",
-		Short: "Write an example leaderboard definition to edit and create",
-		Long: "Writes an example definition: an agent metadata column (text, metadata.agent) and a\n" +
-			"reward metrics column (number, metrics.reward), ranked by metrics.reward desc, nulls last.\n" +
-			"YAML by default; --format json, or --format manifest for a Kubernetes manifest to commit.",
-		Args: noArgs,
-	})
+	c := a.verb(o, "hub leaderboard init", noArgs)
 	f := c.Flags()
 	f.StringVar(&o.pkg, "package", "", "dataset slug <org>/<dataset>")
 	f.StringVar(&o.name, "name", "", "leaderboard slug")

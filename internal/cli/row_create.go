@@ -17,11 +17,7 @@ type rowCreateOptions struct {
 
 func (a *app) rowCreateCmd() *cobra.Command {
 	o := &rowCreateOptions{app: a}
-	c := a.listVerb(o, nil, "row ids", &cobra.Command{
-		Use:   "create <leaderboard> --config <rows file>",
-		Short: "Add 1 to 500 rows, all or nothing",
-		Args:  exactArgs(1, "one leaderboard"),
-	})
+	c := a.listVerb(o, nil, "row ids", "hub leaderboard row create", exactArgs(1, "one leaderboard"))
 	c.Flags().StringVar(&o.config, "config", "", "rows file ({rows: [...]}, .yaml/.yml/.json)")
 	return c
 }

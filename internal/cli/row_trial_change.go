@@ -20,12 +20,7 @@ type trialChangeOptions struct {
 
 func (a *app) trialChangeCmd(verb string) *cobra.Command {
 	o := &trialChangeOptions{app: a, verb: verb}
-	short := map[string]string{
-		"set":    "Replace all of a row's trial links (--trial-id..., --trial-ids-file, or --clear)",
-		"add":    "Add trial links to a row",
-		"remove": "Remove trial links from a row",
-	}[verb]
-	c := a.verb(o, &cobra.Command{Use: verb + " <row-id> --trial-id <id>...", Short: short, Args: exactArgs(1, "one row id")})
+	c := a.verb(o, "hub leaderboard row trial "+verb, exactArgs(1, "one row id"))
 	c.Flags().StringArrayVar(&o.ids, "trial-id", nil, "trial UUID; repeatable")
 	if verb == "set" {
 		c.Flags().StringVar(&o.file, "trial-ids-file", "", "YAML or JSON file with a non-empty trial_ids list (used on its own)")

@@ -20,12 +20,7 @@ type secretListOptions struct {
 
 func (a *app) secretListCmd() *cobra.Command {
 	o := &secretListOptions{app: a}
-	c := a.listVerb(o, &o.paging, "ids", &cobra.Command{
-		Use:     "list [--job UUID] [--status active|revoked|all]",
-		Aliases: []string{"ls"},
-		Short:   "List hosted secrets (never their values: ****last4)",
-		Args:    noArgs,
-	})
+	c := a.listVerb(o, &o.paging, "ids", "hub secrets list", noArgs)
 	o.job.add(c)
 	c.Flags().StringVar(&o.status, "status", "active", "active, revoked or all")
 	return c

@@ -26,18 +26,7 @@ type registryAddOptions struct {
 
 func (a *app) registryAddCmd() *cobra.Command {
 	o := &registryAddOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "add DISPLAY_NAME --registry-host HOST[:PORT] (--service-account-json FILE | --username U [--password-env VAR]) [--yes | --supersede ID]",
-		Short: "Store a container registry credential: a Google service-account key, or a user name and password",
-		Long: "Stores the credential DISPLAY_NAME of the organization for the registry at --registry-host.\n" +
-			"With --service-account-json FILE it is a Google Artifact Registry service-account key (the file's JSON;\n" +
-			"- reads it from stdin): runs sign in as _json_key with the key, as GAR expects. Otherwise it signs in\n" +
-			"as --username with a password or token read from the environment variable named by --password-env,\n" +
-			"else from a hidden prompt when stdin is a terminal, else from stdin (one trailing newline removed);\n" +
-			"never from a flag. When an active credential of that name exists, a terminal asks whether to replace\n" +
-			"it; elsewhere --yes (or --supersede ID) is required. An organization holds at most 20.",
-		Args: exactArgs(1, "a display name"),
-	})
+	c := a.verb(o, "hub registry-credentials add", exactArgs(1, "a display name"))
 	c.Flags().StringVar(&o.server, "registry-host", "", "the registry's host name with an optional port, e.g. us-docker.pkg.dev or ghcr.io")
 	c.Flags().StringVar(&o.server, "server", "", "the registry's host name (an older name of --registry-host)")
 	_ = c.Flags().MarkDeprecated("server", "use --registry-host")

@@ -19,12 +19,7 @@ type registryListOptions struct {
 
 func (a *app) registryListCmd() *cobra.Command {
 	o := &registryListOptions{app: a}
-	c := a.listVerb(o, &o.paging, "ids", &cobra.Command{
-		Use:     "list [--status active|revoked|all]",
-		Aliases: []string{"ls"},
-		Short:   "List registry credentials (never their keys or passwords: a fingerprint)",
-		Args:    noArgs,
-	})
+	c := a.listVerb(o, &o.paging, "ids", "hub registry-credentials list", noArgs)
 	c.Flags().StringVar(&o.status, "status", "active", "active, revoked or all")
 	return c
 }

@@ -33,10 +33,12 @@ func (a *app) runVerb(o verbOptions) func(*cobra.Command, []string) error {
 	}
 }
 
-// verb is the command of a verb: c (its use line, help and arguments) running o, with
-// --json; the verb adds its own flags to it.
-func (a *app) verb(o verbOptions, c *cobra.Command) *cobra.Command {
-	c.RunE = a.runVerb(o)
+// verb is the command of the verb at path (below podium): its use line and help from
+// help.md, args checking its positional arguments, running o, with --json; the verb adds
+// its own flags to it.
+func (a *app) verb(o verbOptions, path string, args cobra.PositionalArgs) *cobra.Command {
+	c := helpOf(path).command()
+	c.Args, c.RunE = args, a.runVerb(o)
 	a.addJSON(c)
 	return c
 }
@@ -51,8 +53,8 @@ func (noInput) Validate() error { return nil }
 
 // listVerb is the command of a list verb: verb's, with --quiet (printing quietWhat)
 // and --no-headers, and --limit and --page when p is not nil.
-func (a *app) listVerb(o verbOptions, p *paging, quietWhat string, c *cobra.Command) *cobra.Command {
-	a.verb(o, c)
+func (a *app) listVerb(o verbOptions, p *paging, quietWhat, path string, args cobra.PositionalArgs) *cobra.Command {
+	c := a.verb(o, path, args)
 	if p != nil {
 		p.add(c)
 	}
