@@ -29,11 +29,13 @@ type apiKeyCreateOptions struct {
 }
 
 func (a *app) apiKeyCreateCmd() *cobra.Command {
-	o := &apiKeyCreateOptions{app: a}
-	c := a.verb(o, "auth api-key create", noArgs)
+	return a.verb(&apiKeyCreateOptions{app: a}, "auth api-key create", noArgs)
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *apiKeyCreateOptions) addFlags(c *cobra.Command) {
 	c.Flags().StringVar(&o.name, "name", "", "a name to tell your keys apart")
 	c.Flags().IntVar(&o.days, "expires-in-days", 0, "the key stops working after this many days (1-366; default: never)")
-	return c
 }
 
 func (o *apiKeyCreateOptions) Complete(c *cobra.Command, _ []string) error {
@@ -85,8 +87,7 @@ type apiKeyListOptions struct {
 }
 
 func (a *app) apiKeyListCmd() *cobra.Command {
-	o := &apiKeyListOptions{app: a}
-	return a.listVerb(o, nil, "ids", "auth api-key list", noArgs)
+	return a.listVerb(&apiKeyListOptions{app: a}, "ids", "auth api-key list", noArgs)
 }
 
 // Run lists the caller's keys.
@@ -121,8 +122,7 @@ type apiKeyRevokeOptions struct {
 }
 
 func (a *app) apiKeyRevokeCmd() *cobra.Command {
-	o := &apiKeyRevokeOptions{app: a}
-	return a.verb(o, "auth api-key revoke", exactArgs(1, "an API key id"))
+	return a.verb(&apiKeyRevokeOptions{app: a}, "auth api-key revoke", exactArgs(1, "an API key id"))
 }
 
 // Run revokes the key.

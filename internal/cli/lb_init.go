@@ -21,15 +21,17 @@ type initOptions struct {
 }
 
 func (a *app) initCmd() *cobra.Command {
-	o := &initOptions{app: a}
-	c := a.verb(o, "hub leaderboard init", noArgs)
+	return a.verb(&initOptions{app: a}, "hub leaderboard init", noArgs)
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *initOptions) addFlags(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVar(&o.pkg, "package", "", "dataset slug <org>/<dataset>")
 	f.StringVar(&o.name, "name", "", "leaderboard slug")
 	f.StringVar(&o.title, "title", "", "leaderboard title")
 	f.StringVar(&o.format, "format", "", "yaml (default), json, or manifest")
 	o.add(c, ".yaml, .yml or .json")
-	return c
 }
 
 func (o *initOptions) Complete(c *cobra.Command, _ []string) error {

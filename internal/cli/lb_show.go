@@ -13,11 +13,13 @@ type showOptions struct {
 }
 
 func (a *app) showCmd() *cobra.Command {
-	o := &showOptions{app: a}
-	c := a.verb(o, "hub leaderboard show", exactArgs(1, "one leaderboard"))
+	return a.verb(&showOptions{app: a}, "hub leaderboard show", exactArgs(1, "one leaderboard"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *showOptions) addFlags(c *cobra.Command) {
 	o.paging.add(c)
-	c.Flags().BoolVar(&a.noHeaders, "no-headers", false, "omit the rows table's header")
-	return c
+	c.Flags().BoolVar(&o.noHeaders, "no-headers", false, "omit the rows table's header")
 }
 
 func (o *showOptions) Run(ctx context.Context) error {

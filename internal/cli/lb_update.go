@@ -20,8 +20,11 @@ type updateOptions struct {
 }
 
 func (a *app) updateCmd() *cobra.Command {
-	o := &updateOptions{app: a}
-	c := a.verb(o, "hub leaderboard update", exactArgs(1, "one leaderboard"))
+	return a.verb(&updateOptions{app: a}, "hub leaderboard update", exactArgs(1, "one leaderboard"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *updateOptions) addFlags(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVar(&o.title, "title", "", "new title")
 	f.StringVar(&o.description, "description", "", "new description")
@@ -31,7 +34,6 @@ func (a *app) updateCmd() *cobra.Command {
 	f.StringVar(&o.config, "config", "", "definition file (from export, edited; or Harbor's export)")
 	f.StringVar(&o.rowsFile, "rows", "", "rows file (from row export --all, edited, or Harbor's; rows without id are added)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the change and write nothing")
-	return c
 }
 
 func (o *updateOptions) Complete(c *cobra.Command, args []string) error {

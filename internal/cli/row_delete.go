@@ -18,8 +18,7 @@ type rowDeleteOptions struct {
 }
 
 func (a *app) rowDeleteCmd() *cobra.Command {
-	o := &rowDeleteOptions{app: a}
-	c := a.verb(o, "hub leaderboard row delete", func(c *cobra.Command, args []string) error {
+	return a.verb(&rowDeleteOptions{app: a}, "hub leaderboard row delete", func(c *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return usagef("row delete takes one or more row ids")
 		}
@@ -30,8 +29,11 @@ func (a *app) rowDeleteCmd() *cobra.Command {
 		}
 		return nil
 	})
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *rowDeleteOptions) addFlags(c *cobra.Command) {
 	c.Flags().BoolVarP(&o.yes, "yes", "y", false, "delete without asking")
-	return c
 }
 
 func (o *rowDeleteOptions) Complete(_ *cobra.Command, args []string) error {

@@ -27,12 +27,14 @@ type rowExportOptions struct {
 }
 
 func (a *app) rowExportCmd() *cobra.Command {
-	o := &rowExportOptions{app: a}
-	c := a.verb(o, "hub leaderboard row export", exactArgs(1, "one row id, or one leaderboard with --all or --format csv"))
+	return a.verb(&rowExportOptions{app: a}, "hub leaderboard row export", exactArgs(1, "one row id, or one leaderboard with --all or --format csv"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *rowExportOptions) addFlags(c *cobra.Command) {
 	o.add(c, ".yaml, .yml or .json; .csv with --format csv")
 	c.Flags().StringVar(&o.format, "format", "", "yaml or json (default: by extension), or csv: the board's ranked rows")
 	c.Flags().BoolVar(&o.all, "all", false, "export every row of the leaderboard")
-	return c
 }
 
 func (o *rowExportOptions) Validate() error {

@@ -16,8 +16,7 @@ type rowHistoryOptions struct {
 }
 
 func (a *app) rowHistoryCmd() *cobra.Command {
-	o := &rowHistoryOptions{app: a}
-	return a.verb(o, "hub leaderboard row history", exactArgs(1, "one row id"))
+	return a.verb(&rowHistoryOptions{app: a}, "hub leaderboard row history", exactArgs(1, "one row id"))
 }
 
 func (o *rowHistoryOptions) Run(ctx context.Context) error {

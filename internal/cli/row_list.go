@@ -13,8 +13,7 @@ type rowListOptions struct {
 }
 
 func (a *app) rowListCmd() *cobra.Command {
-	o := &rowListOptions{app: a}
-	return a.listVerb(o, &o.paging, "row ids", "hub leaderboard row list", exactArgs(1, "one leaderboard"))
+	return a.listVerb(&rowListOptions{app: a}, "row ids", "hub leaderboard row list", exactArgs(1, "one leaderboard"))
 }
 
 func (o *rowListOptions) Run(ctx context.Context) error {

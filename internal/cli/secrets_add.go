@@ -19,13 +19,15 @@ type secretAddOptions struct {
 }
 
 func (a *app) secretAddCmd() *cobra.Command {
-	o := &secretAddOptions{app: a}
-	c := a.verb(o, "hub secrets add", exactArgs(1, "an environment variable name"))
+	return a.verb(&secretAddOptions{app: a}, "hub secrets add", exactArgs(1, "an environment variable name"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *secretAddOptions) addFlags(c *cobra.Command) {
 	o.job.add(c)
 	c.Flags().StringVar(&o.provider, "provider", "", "an optional provider label, e.g. anthropic")
 	c.Flags().BoolVar(&o.fromEnv, "from-env", false, "read the value from the environment variable ENV_VAR")
 	o.rep.add(c, "secret")
-	return c
 }
 
 // Validate checks the argument and flags before anything is read or sent.

@@ -18,11 +18,13 @@ type secretDeleteOptions struct {
 }
 
 func (a *app) secretDeleteCmd() *cobra.Command {
-	o := &secretDeleteOptions{app: a}
-	c := a.verb(o, "hub secrets delete", exactArgs(1, "an environment variable name"))
+	return a.verb(&secretDeleteOptions{app: a}, "hub secrets delete", exactArgs(1, "an environment variable name"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *secretDeleteOptions) addFlags(c *cobra.Command) {
 	o.job.add(c)
 	c.Flags().BoolVar(&o.purge, "purge", false, "delete every record of the secret (active and revoked) instead of revoking it")
-	return c
 }
 
 // Run revokes (or purges) the secret.

@@ -25,8 +25,11 @@ type registryAddOptions struct {
 }
 
 func (a *app) registryAddCmd() *cobra.Command {
-	o := &registryAddOptions{app: a}
-	c := a.verb(o, "hub registry-credentials add", exactArgs(1, "a display name"))
+	return a.verb(&registryAddOptions{app: a}, "hub registry-credentials add", exactArgs(1, "a display name"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *registryAddOptions) addFlags(c *cobra.Command) {
 	c.Flags().StringVar(&o.server, "registry-host", "", "the registry's host name with an optional port, e.g. us-docker.pkg.dev or ghcr.io")
 	c.Flags().StringVar(&o.server, "server", "", "the registry's host name (an older name of --registry-host)")
 	_ = c.Flags().MarkDeprecated("server", "use --registry-host")
@@ -34,7 +37,6 @@ func (a *app) registryAddCmd() *cobra.Command {
 	c.Flags().StringVar(&o.username, "username", "", "the account to sign in with (a registry other than GAR)")
 	c.Flags().StringVar(&o.passwordEnv, "password-env", "", "read the password from this environment variable")
 	o.rep.add(c, "credential")
-	return c
 }
 
 func (o *registryAddOptions) Complete(c *cobra.Command, args []string) error {

@@ -21,10 +21,12 @@ type registryDeleteOptions struct {
 }
 
 func (a *app) registryDeleteCmd() *cobra.Command {
-	o := &registryDeleteOptions{app: a}
-	c := a.verb(o, "hub registry-credentials delete", exactArgs(1, "an id or a display name"))
+	return a.verb(&registryDeleteOptions{app: a}, "hub registry-credentials delete", exactArgs(1, "an id or a display name"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *registryDeleteOptions) addFlags(c *cobra.Command) {
 	c.Flags().BoolVar(&o.purge, "purge", false, "delete every record of the credential (active and revoked) instead of revoking it")
-	return c
 }
 
 // Run revokes (or purges) the credential.
