@@ -53,7 +53,7 @@ func mustParseHelp(s string) map[string]help {
 // dropped).
 func parseHelp(s string) (map[string]help, error) {
 	m := map[string]help{}
-	parts := strings.Split(s, "\n## ")
+	parts := strings.Split("\n"+s, "\n## ")
 	for _, sec := range parts[1:] {
 		path, rest, _ := strings.Cut(sec, "\n")
 		if _, dup := m[path]; dup {
