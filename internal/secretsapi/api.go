@@ -403,11 +403,7 @@ func (a *API) authorize(ctx context.Context, c *authn.Caller, ns, verb string) e
 // internal logs the cause (never a value: no error of this package holds one) and
 // answers 500 without it; API errors pass through.
 func (a *API) internal(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apierr.Error
-	if !errors.As(err, &ae) {
-		a.Log.Error(err, "Serving a secrets request failed", "method", r.Method, "path", r.URL.Path)
-	}
-	apierr.Write(w, err)
+	apierr.Fail(w, a.Log, err, "Serving a secrets request failed", "method", r.Method, "path", r.URL.Path)
 }
 
 // publicID is a record's id as the HTTP API shows it and takes it back.
