@@ -122,17 +122,10 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	hsl := &hubv1alpha1.HostedSecretList{}
-	if err := a.Cache.List(r.Context(), hsl, client.InNamespace(org.Name)); err != nil {
-		a.internal(w, r, err)
+	out, ok := records(a, w, r, org.Name, func(hs *hubv1alpha1.HostedSecret) bool { return listed(hs, in, all, caller.User) },
+		func(hs *hubv1alpha1.HostedSecret) secretswire.Record { return recordOf(hs, string(org.UID)) })
+	if !ok {
 		return
-	}
-	out := []secretswire.Record{}
-	for i := range hsl.Items {
-		hs := &hsl.Items[i]
-		if listed(hs, in, all, caller.User) {
-			out = append(out, recordOf(hs, string(org.UID)))
-		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].CreatedAt != out[j].CreatedAt {
@@ -141,6 +134,24 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		return out[i].ID < out[j].ID
 	})
 	writeJSON(w, http.StatusOK, map[string][]secretswire.Record{"secrets": out})
+}
+
+// records reads org's HostedSecrets from the cache and returns, as T, those keep
+// takes; ok is false when it has answered already (the cache failed).
+func records[T any](a *API, w http.ResponseWriter, r *http.Request, org string, keep func(*hubv1alpha1.HostedSecret) bool,
+	as func(*hubv1alpha1.HostedSecret) T) (out []T, ok bool) {
+	hsl := &hubv1alpha1.HostedSecretList{}
+	if err := a.Cache.List(r.Context(), hsl, client.InNamespace(org)); err != nil {
+		a.internal(w, r, err)
+		return nil, false
+	}
+	out = []T{}
+	for i := range hsl.Items {
+		if hs := &hsl.Items[i]; keep(hs) {
+			out = append(out, as(hs))
+		}
+	}
+	return out, true
 }
 
 // listed says whether a list request shows hs.

@@ -225,17 +225,13 @@ func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, err)
 		return
 	}
-	hsl := &hubv1alpha1.HostedSecretList{}
-	if err := a.Cache.List(r.Context(), hsl, client.InNamespace(org.Name)); err != nil {
-		a.internal(w, r, err)
+	out, ok := records(a, w, r, org.Name, func(hs *hubv1alpha1.HostedSecret) bool {
+		return hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Spec.Registry != nil && listed(hs, in, true, caller.User)
+	}, func(hs *hubv1alpha1.HostedSecret) secretswire.RegistryRecord {
+		return registryRecordOf(hs, string(org.UID))
+	})
+	if !ok {
 		return
-	}
-	out := []secretswire.RegistryRecord{}
-	for i := range hsl.Items {
-		hs := &hsl.Items[i]
-		if hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Spec.Registry != nil && listed(hs, in, true, caller.User) {
-			out = append(out, registryRecordOf(hs, string(org.UID)))
-		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].DisplayName != out[j].DisplayName {
