@@ -58,6 +58,10 @@ $(GOLANGCI_LINT): hack/tools/go.mod hack/tools/go.sum
 lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, errorlint, importas, ginkgolinter, ...).
 	$(GOLANGCI_LINT) run ./...
 
+.PHONY: duplicates
+duplicates: ## List the pairs of repeated code between non-test Go files (the duplicates tool; not part of make test).
+	@bash hack/duplicates.sh
+
 .PHONY: controlplane
 controlplane: ## Build (or reuse) kube-apiserver, etcd and kubectl into bin/k8s/.
 	@bash hack/controlplane.sh

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -116,6 +117,17 @@ func Write(w http.ResponseWriter, err error) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(e.Status)
 	_ = json.NewEncoder(w).Encode(Envelope{Error: e})
+}
+
+// Fail answers a handler's failure: an *Error passes through as Write writes it; any other
+// error is a cause the caller must not see (it may name an object or a server detail), so
+// it goes to log with msg and keysAndValues and the answer is Internal's 500.
+func Fail(w http.ResponseWriter, log logr.Logger, err error, msg string, keysAndValues ...any) {
+	var e *Error
+	if !errors.As(err, &e) {
+		log.Error(err, msg, keysAndValues...)
+	}
+	Write(w, err)
 }
 
 // InvalidList is Invalid for apimachinery's field.ErrorList (what the per-section

@@ -215,11 +215,7 @@ func (a *API) limiter(r *http.Request) *rate.Limiter {
 
 // internal logs the cause (no error of this package holds a key) and answers 500.
 func (a *API) internal(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apierr.Error
-	if !errors.As(err, &ae) {
-		a.Log.Error(err, "Serving an API key request failed", "method", r.Method, "path", r.URL.Path)
-	}
-	apierr.Write(w, err)
+	apierr.Fail(w, a.Log, err, "Serving an API key request failed", "method", r.Method, "path", r.URL.Path)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -29,15 +29,13 @@ type apiKeyCreateOptions struct {
 }
 
 func (a *app) apiKeyCreateCmd() *cobra.Command {
-	o := &apiKeyCreateOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "create [--name NAME] [--expires-in-days N]",
-		Short: "Create an API key that acts as you; it is printed once and never shown again",
-		Args:  noArgs,
-	})
+	return a.verb(&apiKeyCreateOptions{app: a}, "auth api-key create", noArgs)
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *apiKeyCreateOptions) addFlags(c *cobra.Command) {
 	c.Flags().StringVar(&o.name, "name", "", "a name to tell your keys apart")
 	c.Flags().IntVar(&o.days, "expires-in-days", 0, "the key stops working after this many days (1-366; default: never)")
-	return c
 }
 
 func (o *apiKeyCreateOptions) Complete(c *cobra.Command, _ []string) error {
@@ -89,8 +87,7 @@ type apiKeyListOptions struct {
 }
 
 func (a *app) apiKeyListCmd() *cobra.Command {
-	o := &apiKeyListOptions{app: a}
-	return a.listVerb(o, nil, "ids", &cobra.Command{Use: "list", Aliases: []string{"ls"}, Short: "List your API keys (never the keys themselves)", Args: noArgs})
+	return a.listVerb(&apiKeyListOptions{app: a}, "ids", "auth api-key list", noArgs)
 }
 
 // Run lists the caller's keys.
@@ -125,8 +122,7 @@ type apiKeyRevokeOptions struct {
 }
 
 func (a *app) apiKeyRevokeCmd() *cobra.Command {
-	o := &apiKeyRevokeOptions{app: a}
-	return a.verb(o, &cobra.Command{Use: "revoke ID", Short: "Revoke one of your API keys: it stops working within seconds", Args: exactArgs(1, "an API key id")})
+	return a.verb(&apiKeyRevokeOptions{app: a}, "auth api-key revoke", exactArgs(1, "an API key id"))
 }
 
 // Run revokes the key.

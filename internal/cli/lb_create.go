@@ -20,15 +20,11 @@ type createOptions struct {
 }
 
 func (a *app) createCmd() *cobra.Command {
-	o := &createOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "create [--config <file>] [-p <org>/<dataset>] [-n <name>] [-t <title>] [-d <description>] [--rows <file>] [--visibility public|private]",
-		Short: "Create a leaderboard from a file and/or flags, optionally with rows, all or nothing",
-		Long: "The definition comes from --config, from flags, or from both: a flag overrides the file's\n" +
-			"value. Without --config the board has the flags' fields and empty schemas, columns and\n" +
-			"ranking (add them later with export, edit, update --config).",
-		Args: noArgs,
-	})
+	return a.verb(&createOptions{app: a}, "hub leaderboard create", noArgs)
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *createOptions) addFlags(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVar(&o.config, "config", "", "definition file (.yaml/.yml/.json, or manifests from export --format manifest)")
 	f.StringVarP(&o.over.Package, "package", "p", "", "dataset slug <org>/<dataset> (overrides the file)")
@@ -39,7 +35,6 @@ func (a *app) createCmd() *cobra.Command {
 	f.StringArrayVar(&o.over.Refs, "dataset-version-ref", nil, "dataset version ref (latest or a tag); repeatable; replaces the file's associations")
 	f.StringArrayVar(&o.over.IDs, "dataset-version-id", nil, "dataset version UUID; repeatable; replaces the file's associations")
 	f.StringVar(&o.rows, "rows", "", "rows file to add in the same operation (1 to 500 rows)")
-	return c
 }
 
 func (o *createOptions) Complete(c *cobra.Command, _ []string) error {

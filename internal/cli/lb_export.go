@@ -22,15 +22,13 @@ type exportOptions struct {
 }
 
 func (a *app) exportCmd() *cobra.Command {
-	o := &exportOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "export <leaderboard> --output <file>",
-		Short: "Export a leaderboard's definition (or, --format manifest, the board and rows as manifests)",
-		Args:  exactArgs(1, "one leaderboard"),
-	})
+	return a.verb(&exportOptions{app: a}, "hub leaderboard export", exactArgs(1, "one leaderboard"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *exportOptions) addFlags(c *cobra.Command) {
 	o.add(c, ".yaml, .yml or .json")
 	c.Flags().StringVar(&o.format, "format", "", "yaml or json (default: by extension), or manifest")
-	return c
 }
 
 func (o *exportOptions) Validate() error {

@@ -21,22 +21,17 @@ type initOptions struct {
 }
 
 func (a *app) initCmd() *cobra.Command {
-	o := &initOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "init --package <org>/<dataset> --name <name> --title <title> --output <file>",
-		Short: "Write an example leaderboard definition to edit and create",
-		Long: "Writes an example definition: an agent metadata column (text, metadata.agent) and a\n" +
-			"reward metrics column (number, metrics.reward), ranked by metrics.reward desc, nulls last.\n" +
-			"YAML by default; --format json, or --format manifest for a Kubernetes manifest to commit.",
-		Args: noArgs,
-	})
+	return a.verb(&initOptions{app: a}, "hub leaderboard init", noArgs)
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *initOptions) addFlags(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVar(&o.pkg, "package", "", "dataset slug <org>/<dataset>")
 	f.StringVar(&o.name, "name", "", "leaderboard slug")
 	f.StringVar(&o.title, "title", "", "leaderboard title")
 	f.StringVar(&o.format, "format", "", "yaml (default), json, or manifest")
 	o.add(c, ".yaml, .yml or .json")
-	return c
 }
 
 func (o *initOptions) Complete(c *cobra.Command, _ []string) error {

@@ -19,17 +19,11 @@ type listOptions struct {
 }
 
 func (a *app) listCmd() *cobra.Command {
-	o := &listOptions{app: a}
-	return a.listVerb(o, &o.paging, "leaderboard slugs", &cobra.Command{
-		Use:     "list [<org>/<dataset> | <dataset-id>]",
-		Aliases: []string{"ls"},
-		Short:   "List leaderboards, optionally of one dataset",
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("list takes at most one dataset (%d given)", len(args))
-			}
-			return nil
-		},
+	return a.listVerb(&listOptions{app: a}, "leaderboard slugs", "hub leaderboard list", func(c *cobra.Command, args []string) error {
+		if len(args) > 1 {
+			return usagef("list takes at most one dataset (%d given)", len(args))
+		}
+		return nil
 	})
 }
 

@@ -13,19 +13,13 @@ type showOptions struct {
 }
 
 func (a *app) showCmd() *cobra.Command {
-	o := &showOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "show <leaderboard>",
-		Short: "Show a leaderboard and its ranked rows (by UUID or <org>/<dataset>/<leaderboard>)",
-		Long: "Prints the board, then its ranked rows as the public read serves them (shown, valid\n" +
-			"rows in rank order) as a table: rank, the board's columns, status. --json prints the\n" +
-			"read's payload, {leaderboard, rows, pagination}, one page. `row list` shows the hidden\n" +
-			"and invalid rows too.",
-		Args: exactArgs(1, "one leaderboard"),
-	})
+	return a.verb(&showOptions{app: a}, "hub leaderboard show", exactArgs(1, "one leaderboard"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *showOptions) addFlags(c *cobra.Command) {
 	o.paging.add(c)
-	c.Flags().BoolVar(&a.noHeaders, "no-headers", false, "omit the rows table's header")
-	return c
+	c.Flags().BoolVar(&o.noHeaders, "no-headers", false, "omit the rows table's header")
 }
 
 func (o *showOptions) Run(ctx context.Context) error {

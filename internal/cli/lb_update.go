@@ -20,17 +20,11 @@ type updateOptions struct {
 }
 
 func (a *app) updateCmd() *cobra.Command {
-	o := &updateOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "update <leaderboard> [--title] [--description] [--visibility public|private] [--dataset-version-ref <ref>]... [--dataset-version-id <uuid>]... [--config <file>] [--rows <file>] [--dry-run]",
-		Short: "Change a leaderboard's definition and/or apply a rows file, as one transaction",
-		Long: "Flags override the values of --config. The package and the name cannot change.\n" +
-			"Dataset-version flags replace the associations; without them the associations stay.\n" +
-			"--config with --rows is one transaction: everything is validated (also by a server-side\n" +
-			"dry-run) before the first write, and a failed write restores what was written.\n" +
-			"--dry-run needs both a definition change and --rows; it prints the change and writes nothing.",
-		Args: exactArgs(1, "one leaderboard"),
-	})
+	return a.verb(&updateOptions{app: a}, "hub leaderboard update", exactArgs(1, "one leaderboard"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *updateOptions) addFlags(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVar(&o.title, "title", "", "new title")
 	f.StringVar(&o.description, "description", "", "new description")
@@ -40,7 +34,6 @@ func (a *app) updateCmd() *cobra.Command {
 	f.StringVar(&o.config, "config", "", "definition file (from export, edited; or Harbor's export)")
 	f.StringVar(&o.rowsFile, "rows", "", "rows file (from row export --all, edited, or Harbor's; rows without id are added)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the change and write nothing")
-	return c
 }
 
 func (o *updateOptions) Complete(c *cobra.Command, args []string) error {

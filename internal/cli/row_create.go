@@ -16,14 +16,12 @@ type rowCreateOptions struct {
 }
 
 func (a *app) rowCreateCmd() *cobra.Command {
-	o := &rowCreateOptions{app: a}
-	c := a.listVerb(o, nil, "row ids", &cobra.Command{
-		Use:   "create <leaderboard> --config <rows file>",
-		Short: "Add 1 to 500 rows, all or nothing",
-		Args:  exactArgs(1, "one leaderboard"),
-	})
+	return a.listVerb(&rowCreateOptions{app: a}, "row ids", "hub leaderboard row create", exactArgs(1, "one leaderboard"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *rowCreateOptions) addFlags(c *cobra.Command) {
 	c.Flags().StringVar(&o.config, "config", "", "rows file ({rows: [...]}, .yaml/.yml/.json)")
-	return c
 }
 
 func (o *rowCreateOptions) Validate() error {

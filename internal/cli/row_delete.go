@@ -18,27 +18,22 @@ type rowDeleteOptions struct {
 }
 
 func (a *app) rowDeleteCmd() *cobra.Command {
-	o := &rowDeleteOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "delete <row-id>... [--yes]",
-		Short: "Permanently delete rows (and their trial links)",
-		Long: "Without --yes, asks for confirmation on a terminal; when stdin is not a terminal, --yes is required.\n" +
-			"An id given twice counts once. Every row is found and every delete checked by a server-side\n" +
-			"dry-run first, so nothing is deleted unless every delete is allowed.",
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("row delete takes one or more row ids")
+	return a.verb(&rowDeleteOptions{app: a}, "hub leaderboard row delete", func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usagef("row delete takes one or more row ids")
+		}
+		for _, id := range args {
+			if !hubv1alpha1.IsUUID(id) {
+				return usagef("%q is not a row id (a UUID)", id)
 			}
-			for _, id := range args {
-				if !hubv1alpha1.IsUUID(id) {
-					return usagef("%q is not a row id (a UUID)", id)
-				}
-			}
-			return nil
-		},
+		}
+		return nil
 	})
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *rowDeleteOptions) addFlags(c *cobra.Command) {
 	c.Flags().BoolVarP(&o.yes, "yes", "y", false, "delete without asking")
-	return c
 }
 
 func (o *rowDeleteOptions) Complete(_ *cobra.Command, args []string) error {

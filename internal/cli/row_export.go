@@ -27,21 +27,14 @@ type rowExportOptions struct {
 }
 
 func (a *app) rowExportCmd() *cobra.Command {
-	o := &rowExportOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "export (<row-id> | <leaderboard> --all | <leaderboard> --format csv) --output <file>",
-		Short: "Export one row, or every row of a leaderboard (--all), to edit and apply; or a board's ranking as CSV",
-		Long: "One row exports as a row file for `row update --config`; --all exports every row of the\n" +
-			"board (shown and hidden, each with its status) as a rows file for `update --rows`.\n" +
-			"Files carry expected_updated_at: applying a file whose target changed since is refused.\n" +
-			"--format csv writes the board's ranked rows as the HTTP API's CSV (.csv; docs/http-api.md):\n" +
-			"rank, the rank range when the rules name an uncertainty, id, times, then metadata and metrics.",
-		Args: exactArgs(1, "one row id, or one leaderboard with --all or --format csv"),
-	})
+	return a.verb(&rowExportOptions{app: a}, "hub leaderboard row export", exactArgs(1, "one row id, or one leaderboard with --all or --format csv"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *rowExportOptions) addFlags(c *cobra.Command) {
 	o.add(c, ".yaml, .yml or .json; .csv with --format csv")
 	c.Flags().StringVar(&o.format, "format", "", "yaml or json (default: by extension), or csv: the board's ranked rows")
 	c.Flags().BoolVar(&o.all, "all", false, "export every row of the leaderboard")
-	return c
 }
 
 func (o *rowExportOptions) Validate() error {

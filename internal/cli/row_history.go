@@ -16,16 +16,7 @@ type rowHistoryOptions struct {
 }
 
 func (a *app) rowHistoryCmd() *cobra.Command {
-	o := &rowHistoryOptions{app: a}
-	return a.verb(o, &cobra.Command{
-		Use:   "history <row-id>",
-		Short: "Show who changed a row's values, when, and from what to what (newest first)",
-		Long: "Show a row's change history, newest first: one line per changed field, with the\n" +
-			"time, the Kubernetes user, and the old and new values (\"-\" when the field did not\n" +
-			"exist; a value cut to 256 bytes or clipped for the table ends in \"…\"). A row\n" +
-			"keeps its last 10 changes (docs/leaderboards.md, \"Change history\").",
-		Args: exactArgs(1, "one row id"),
-	})
+	return a.verb(&rowHistoryOptions{app: a}, "hub leaderboard row history", exactArgs(1, "one row id"))
 }
 
 func (o *rowHistoryOptions) Run(ctx context.Context) error {

@@ -13,15 +13,7 @@ type rowListOptions struct {
 }
 
 func (a *app) rowListCmd() *cobra.Command {
-	o := &rowListOptions{app: a}
-	return a.listVerb(o, &o.paging, "row ids", &cobra.Command{
-		Use:     "list <leaderboard>",
-		Aliases: []string{"ls"},
-		Short:   "List a leaderboard's rows with ids and ranks",
-		Long: "Rows in rank order as the server ranks them (shown, valid rows), then the unranked\n" +
-			"(hidden, invalid or not yet validated) rows in creation order, with rank \"-\".",
-		Args: exactArgs(1, "one leaderboard"),
-	})
+	return a.listVerb(&rowListOptions{app: a}, "row ids", "hub leaderboard row list", exactArgs(1, "one leaderboard"))
 }
 
 func (o *rowListOptions) Run(ctx context.Context) error {

@@ -13,8 +13,7 @@ type rowShowOptions struct {
 }
 
 func (a *app) rowShowCmd() *cobra.Command {
-	o := &rowShowOptions{app: a}
-	return a.verb(o, &cobra.Command{Use: "show <row-id>", Short: "Show a row", Args: exactArgs(1, "one row id")})
+	return a.verb(&rowShowOptions{app: a}, "hub leaderboard row show", exactArgs(1, "one row id"))
 }
 
 func (o *rowShowOptions) Run(ctx context.Context) error {

@@ -15,13 +15,7 @@ type trialListOptions struct {
 }
 
 func (a *app) trialListCmd() *cobra.Command {
-	o := &trialListOptions{app: a}
-	return a.listVerb(o, &o.paging, "trial ids", &cobra.Command{
-		Use:     "list <row-id>",
-		Aliases: []string{"ls"},
-		Short:   "List a row's linked trial ids",
-		Args:    exactArgs(1, "one row id"),
-	})
+	return a.listVerb(&trialListOptions{app: a}, "trial ids", "hub leaderboard row trial list", exactArgs(1, "one row id"))
 }
 
 func (o *trialListOptions) Run(ctx context.Context) error {

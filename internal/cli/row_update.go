@@ -16,17 +16,13 @@ type rowUpdateOptions struct {
 }
 
 func (a *app) rowUpdateCmd() *cobra.Command {
-	o := &rowUpdateOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "update <row-id> [--config <file>] [--status hide|display]",
-		Short: "Change a row's metadata, metrics or status",
-		Long: "--config takes a row file (what `row export <row-id>` writes, or just the fields to\n" +
-			"change: metadata, metrics, status, trial_ids); what it omits is kept. --status wins over it.",
-		Args: exactArgs(1, "one row id"),
-	})
+	return a.verb(&rowUpdateOptions{app: a}, "hub leaderboard row update", exactArgs(1, "one row id"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *rowUpdateOptions) addFlags(c *cobra.Command) {
 	c.Flags().StringVar(&o.config, "config", "", "row file (.yaml/.yml/.json)")
 	c.Flags().StringVar(&o.status, "status", "", "display or hide")
-	return c
 }
 
 func (o *rowUpdateOptions) Validate() error {

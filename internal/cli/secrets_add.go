@@ -19,22 +19,15 @@ type secretAddOptions struct {
 }
 
 func (a *app) secretAddCmd() *cobra.Command {
-	o := &secretAddOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "add ENV_VAR [--job UUID] [--provider P] [--from-env] [--yes | --supersede ID]",
-		Short: "Store a hosted secret; the value comes from stdin, a hidden prompt or --from-env",
-		Long: "Stores a hosted secret exported as ENV_VAR. The value is read from the environment variable of the\n" +
-			"same name with --from-env, else from a hidden prompt when stdin is a terminal, else from stdin (one\n" +
-			"trailing newline removed). It is never taken from a flag: a flag lands in the shell's history.\n" +
-			"When an active secret exists for ENV_VAR, a terminal asks whether to replace it; elsewhere --yes\n" +
-			"(or --supersede ID) is required. Replacing needs organization owner rights.",
-		Args: exactArgs(1, "an environment variable name"),
-	})
+	return a.verb(&secretAddOptions{app: a}, "hub secrets add", exactArgs(1, "an environment variable name"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *secretAddOptions) addFlags(c *cobra.Command) {
 	o.job.add(c)
 	c.Flags().StringVar(&o.provider, "provider", "", "an optional provider label, e.g. anthropic")
 	c.Flags().BoolVar(&o.fromEnv, "from-env", false, "read the value from the environment variable ENV_VAR")
 	o.rep.add(c, "secret")
-	return c
 }
 
 // Validate checks the argument and flags before anything is read or sent.

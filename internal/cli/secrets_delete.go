@@ -18,15 +18,13 @@ type secretDeleteOptions struct {
 }
 
 func (a *app) secretDeleteCmd() *cobra.Command {
-	o := &secretDeleteOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "delete ENV_VAR [--job UUID] [--purge]",
-		Short: "Revoke the active secret of ENV_VAR (--purge: delete every record of it)",
-		Args:  exactArgs(1, "an environment variable name"),
-	})
+	return a.verb(&secretDeleteOptions{app: a}, "hub secrets delete", exactArgs(1, "an environment variable name"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *secretDeleteOptions) addFlags(c *cobra.Command) {
 	o.job.add(c)
 	c.Flags().BoolVar(&o.purge, "purge", false, "delete every record of the secret (active and revoked) instead of revoking it")
-	return c
 }
 
 // Run revokes (or purges) the secret.

@@ -19,16 +19,13 @@ type secretListOptions struct {
 }
 
 func (a *app) secretListCmd() *cobra.Command {
-	o := &secretListOptions{app: a}
-	c := a.listVerb(o, &o.paging, "ids", &cobra.Command{
-		Use:     "list [--job UUID] [--status active|revoked|all]",
-		Aliases: []string{"ls"},
-		Short:   "List hosted secrets (never their values: ****last4)",
-		Args:    noArgs,
-	})
+	return a.listVerb(&secretListOptions{app: a}, "ids", "hub secrets list", noArgs)
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *secretListOptions) addFlags(c *cobra.Command) {
 	o.job.add(c)
 	c.Flags().StringVar(&o.status, "status", "active", "active, revoked or all")
-	return c
 }
 
 func (o *secretListOptions) Complete(c *cobra.Command, args []string) error {

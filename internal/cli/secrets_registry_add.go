@@ -25,19 +25,11 @@ type registryAddOptions struct {
 }
 
 func (a *app) registryAddCmd() *cobra.Command {
-	o := &registryAddOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "add DISPLAY_NAME --registry-host HOST[:PORT] (--service-account-json FILE | --username U [--password-env VAR]) [--yes | --supersede ID]",
-		Short: "Store a container registry credential: a Google service-account key, or a user name and password",
-		Long: "Stores the credential DISPLAY_NAME of the organization for the registry at --registry-host.\n" +
-			"With --service-account-json FILE it is a Google Artifact Registry service-account key (the file's JSON;\n" +
-			"- reads it from stdin): runs sign in as _json_key with the key, as GAR expects. Otherwise it signs in\n" +
-			"as --username with a password or token read from the environment variable named by --password-env,\n" +
-			"else from a hidden prompt when stdin is a terminal, else from stdin (one trailing newline removed);\n" +
-			"never from a flag. When an active credential of that name exists, a terminal asks whether to replace\n" +
-			"it; elsewhere --yes (or --supersede ID) is required. An organization holds at most 20.",
-		Args: exactArgs(1, "a display name"),
-	})
+	return a.verb(&registryAddOptions{app: a}, "hub registry-credentials add", exactArgs(1, "a display name"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *registryAddOptions) addFlags(c *cobra.Command) {
 	c.Flags().StringVar(&o.server, "registry-host", "", "the registry's host name with an optional port, e.g. us-docker.pkg.dev or ghcr.io")
 	c.Flags().StringVar(&o.server, "server", "", "the registry's host name (an older name of --registry-host)")
 	_ = c.Flags().MarkDeprecated("server", "use --registry-host")
@@ -45,7 +37,6 @@ func (a *app) registryAddCmd() *cobra.Command {
 	c.Flags().StringVar(&o.username, "username", "", "the account to sign in with (a registry other than GAR)")
 	c.Flags().StringVar(&o.passwordEnv, "password-env", "", "read the password from this environment variable")
 	o.rep.add(c, "credential")
-	return c
 }
 
 func (o *registryAddOptions) Complete(c *cobra.Command, args []string) error {

@@ -21,17 +21,12 @@ type registryDeleteOptions struct {
 }
 
 func (a *app) registryDeleteCmd() *cobra.Command {
-	o := &registryDeleteOptions{app: a}
-	c := a.verb(o, &cobra.Command{
-		Use:   "delete ID | DISPLAY_NAME [--purge]",
-		Short: "Revoke a registry credential by its id, or the active one of a display name (--purge: delete it for good)",
-		Long: "Revokes the registry credential ID (as listed), or the active credential named DISPLAY_NAME.\n" +
-			"With --purge the record is deleted instead: by ID that record only, by DISPLAY_NAME every record of\n" +
-			"that name (active and revoked).",
-		Args: exactArgs(1, "an id or a display name"),
-	})
+	return a.verb(&registryDeleteOptions{app: a}, "hub registry-credentials delete", exactArgs(1, "an id or a display name"))
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *registryDeleteOptions) addFlags(c *cobra.Command) {
 	c.Flags().BoolVar(&o.purge, "purge", false, "delete every record of the credential (active and revoked) instead of revoking it")
-	return c
 }
 
 // Run revokes (or purges) the credential.

@@ -18,15 +18,12 @@ type registryListOptions struct {
 }
 
 func (a *app) registryListCmd() *cobra.Command {
-	o := &registryListOptions{app: a}
-	c := a.listVerb(o, &o.paging, "ids", &cobra.Command{
-		Use:     "list [--status active|revoked|all]",
-		Aliases: []string{"ls"},
-		Short:   "List registry credentials (never their keys or passwords: a fingerprint)",
-		Args:    noArgs,
-	})
+	return a.listVerb(&registryListOptions{app: a}, "ids", "hub registry-credentials list", noArgs)
+}
+
+// addFlags adds the verb's own flags to c.
+func (o *registryListOptions) addFlags(c *cobra.Command) {
 	c.Flags().StringVar(&o.status, "status", "active", "active, revoked or all")
-	return c
 }
 
 // Run lists the organization's credentials and prints the page asked for.

@@ -33,11 +33,26 @@ func (a *app) runVerb(o verbOptions) func(*cobra.Command, []string) error {
 	}
 }
 
-// verb is the command of a verb: c (its use line, help and arguments) running o, with
-// --json; the verb adds its own flags to it.
-func (a *app) verb(o verbOptions, c *cobra.Command) *cobra.Command {
-	c.RunE = a.runVerb(o)
+// flagged is a verb with flags of its own, which it adds to its command.
+type flagged interface {
+	addFlags(c *cobra.Command)
+}
+
+// paged is a list verb that takes --limit and --page (listArgs).
+type paged interface {
+	pages() *paging
+}
+
+// verb is the command of the verb at path (below podium): its use line and help from
+// help.md, args checking its positional arguments, running o, with --json and o's own
+// flags.
+func (a *app) verb(o verbOptions, path string, args cobra.PositionalArgs) *cobra.Command {
+	c := helpOf(path).command()
+	c.Args, c.RunE = args, a.runVerb(o)
 	a.addJSON(c)
+	if f, ok := o.(flagged); ok {
+		f.addFlags(c)
+	}
 	return c
 }
 
@@ -50,11 +65,11 @@ func (noInput) Complete(*cobra.Command, []string) error { return nil }
 func (noInput) Validate() error { return nil }
 
 // listVerb is the command of a list verb: verb's, with --quiet (printing quietWhat)
-// and --no-headers, and --limit and --page when p is not nil.
-func (a *app) listVerb(o verbOptions, p *paging, quietWhat string, c *cobra.Command) *cobra.Command {
-	a.verb(o, c)
-	if p != nil {
-		p.add(c)
+// and --no-headers, and --limit and --page when o is paged.
+func (a *app) listVerb(o verbOptions, quietWhat, path string, args cobra.PositionalArgs) *cobra.Command {
+	c := a.verb(o, path, args)
+	if p, ok := o.(paged); ok {
+		p.pages().add(c)
 	}
 	a.addListFlags(c, quietWhat)
 	return c
@@ -88,3 +103,5 @@ func (o *listArgs) Complete(c *cobra.Command, args []string) error {
 }
 
 func (o *listArgs) Validate() error { return o.paging.validate() }
+
+func (o *listArgs) pages() *paging { return &o.paging }

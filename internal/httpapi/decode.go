@@ -193,39 +193,28 @@ func plainKey(b []byte, i int) (key []byte, next int, ok bool) {
 func (f *fastRequest) set(key []byte, b []byte, i int) (next int, ok bool) {
 	switch string(key) { // no allocation: the compiler compares in place
 	case "package":
-		if f.hasPkg {
-			return 0, false
-		}
-		f.hasPkg = true
-		f.pkg, i, ok = plainString(b, i)
+		return once(&f.hasPkg, &f.pkg, plainString, b, i)
 	case "name":
-		if f.hasName {
-			return 0, false
-		}
-		f.hasName = true
-		f.name, i, ok = plainString(b, i)
+		return once(&f.hasName, &f.name, plainString, b, i)
 	case "leaderboard_id":
-		if f.hasID {
-			return 0, false
-		}
-		f.hasID = true
-		f.id, i, ok = plainString(b, i)
+		return once(&f.hasID, &f.id, plainString, b, i)
 	case "page":
-		if f.hasPage {
-			return 0, false
-		}
-		f.hasPage = true
-		f.page, i, ok = plainInt(b, i)
+		return once(&f.hasPage, &f.page, plainInt, b, i)
 	case "page_size":
-		if f.hasSize {
-			return 0, false
-		}
-		f.hasSize = true
-		f.size, i, ok = plainInt(b, i)
-	default:
+		return once(&f.hasSize, &f.size, plainInt, b, i)
+	}
+	return 0, false
+}
+
+// once reads a key's value at b[i] into *dst with read, the first time the key comes
+// (seen); a repeated key is not the common shape.
+func once[T any](seen *bool, dst *T, read func([]byte, int) (T, int, bool), b []byte, i int) (next int, ok bool) {
+	if *seen {
 		return 0, false
 	}
-	return i, ok
+	*seen = true
+	*dst, next, ok = read(b, i)
+	return next, ok
 }
 
 func skipSpace(b []byte, i int) int {

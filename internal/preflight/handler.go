@@ -3,7 +3,6 @@ package preflight
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -231,9 +230,5 @@ func hasTask(v *hubv1alpha1.DatasetVersion, name string) bool {
 }
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apierr.Error
-	if !errors.As(err, &ae) {
-		h.Log.Error(err, "Serving a preflight request failed", "path", r.URL.Path)
-	}
-	apierr.Write(w, err)
+	apierr.Fail(w, h.Log, err, "Serving a preflight request failed", "path", r.URL.Path)
 }

@@ -65,24 +65,44 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 	hs, old, err := a.Store.Store(r.Context(), secrets.StoreRequest{
 		Slot: slot, Provider: in.Provider, Value: in.Value, CreatedBy: caller.User, SupersedeID: types.UID(in.SupersedeID),
 	})
-	var rr *secrets.ReplacementRequiredError
-	switch {
-	case errors.As(err, &rr):
-		e := apierr.New(http.StatusConflict, apierr.CodeReplacementRequired,
-			"an active secret already exists for %s; repeat the request with supersede_credential_id set to existing.id to replace it", in.EnvVar)
-		e.Existing = existingOf(rr.Existing)
-		apierr.Write(w, e)
-		return
-	case errors.Is(err, secrets.ErrStale):
-		apierr.Write(w, apierr.New(http.StatusConflict, apierr.CodeReplacementStale,
-			"supersede_credential_id no longer names the active secret for %s; list the secrets again before retrying", in.EnvVar))
-		return
-	case err != nil:
-		a.internal(w, r, err)
+	if err != nil {
+		a.storeFailed(w, r, err, replaced{
+			exists: "an active secret already exists for " + in.EnvVar, listed: "the active secret for " + in.EnvVar, plural: "secrets",
+			existing: func(hs *hubv1alpha1.HostedSecret) any { return existingOf(hs) },
+		})
 		return
 	}
 	a.awaitStored(r.Context(), hs, old)
 	writeJSON(w, http.StatusCreated, recordOf(hs, string(org.UID)))
+}
+
+// replaced names, for the refusals of a store, the active record it would replace: the
+// clause that says it exists (exists), what supersede_credential_id no longer names
+// (listed), the records to list again (plural), and the existing record as the
+// envelope's existing (docs/secrets.md, "Slots, and why two active secrets in one slot
+// cannot happen").
+type replaced struct {
+	exists, listed, plural string
+	existing               func(*hubv1alpha1.HostedSecret) any
+}
+
+// storeFailed answers a store the Store refused: a 409 replacement_required naming the
+// active record when the request did not supersede it, a 409 replacement_stale when
+// supersede_credential_id is not the active record any more, else a failure.
+func (a *API) storeFailed(w http.ResponseWriter, r *http.Request, err error, rec replaced) {
+	var rr *secrets.ReplacementRequiredError
+	switch {
+	case errors.As(err, &rr):
+		e := apierr.New(http.StatusConflict, apierr.CodeReplacementRequired,
+			"%s; repeat the request with supersede_credential_id set to existing.id to replace it", rec.exists)
+		e.Existing = rec.existing(rr.Existing)
+		apierr.Write(w, e)
+	case errors.Is(err, secrets.ErrStale):
+		apierr.Write(w, apierr.New(http.StatusConflict, apierr.CodeReplacementStale,
+			"supersede_credential_id no longer names %s; list the %s again before retrying", rec.listed, rec.plural))
+	default:
+		a.internal(w, r, err)
+	}
 }
 
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
@@ -102,17 +122,10 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	hsl := &hubv1alpha1.HostedSecretList{}
-	if err := a.Cache.List(r.Context(), hsl, client.InNamespace(org.Name)); err != nil {
-		a.internal(w, r, err)
+	out, ok := records(a, w, r, org.Name, func(hs *hubv1alpha1.HostedSecret) bool { return listed(hs, in, all, caller.User) },
+		func(hs *hubv1alpha1.HostedSecret) secretswire.Record { return recordOf(hs, string(org.UID)) })
+	if !ok {
 		return
-	}
-	out := []secretswire.Record{}
-	for i := range hsl.Items {
-		hs := &hsl.Items[i]
-		if listed(hs, in, all, caller.User) {
-			out = append(out, recordOf(hs, string(org.UID)))
-		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].CreatedAt != out[j].CreatedAt {
@@ -121,6 +134,24 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		return out[i].ID < out[j].ID
 	})
 	writeJSON(w, http.StatusOK, map[string][]secretswire.Record{"secrets": out})
+}
+
+// records reads org's HostedSecrets from the cache and returns, as T, those keep
+// takes; ok is false when it has answered already (the cache failed).
+func records[T any](a *API, w http.ResponseWriter, r *http.Request, org string, keep func(*hubv1alpha1.HostedSecret) bool,
+	as func(*hubv1alpha1.HostedSecret) T) (out []T, ok bool) {
+	hsl := &hubv1alpha1.HostedSecretList{}
+	if err := a.Cache.List(r.Context(), hsl, client.InNamespace(org)); err != nil {
+		a.internal(w, r, err)
+		return nil, false
+	}
+	out = []T{}
+	for i := range hsl.Items {
+		if hs := &hsl.Items[i]; keep(hs) {
+			out = append(out, as(hs))
+		}
+	}
+	return out, true
 }
 
 // listed says whether a list request shows hs.
@@ -403,11 +434,7 @@ func (a *API) authorize(ctx context.Context, c *authn.Caller, ns, verb string) e
 // internal logs the cause (never a value: no error of this package holds one) and
 // answers 500 without it; API errors pass through.
 func (a *API) internal(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apierr.Error
-	if !errors.As(err, &ae) {
-		a.Log.Error(err, "Serving a secrets request failed", "method", r.Method, "path", r.URL.Path)
-	}
-	apierr.Write(w, err)
+	apierr.Fail(w, a.Log, err, "Serving a secrets request failed", "method", r.Method, "path", r.URL.Path)
 }
 
 // publicID is a record's id as the HTTP API shows it and takes it back.

@@ -198,24 +198,16 @@ func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
 		Slot: registrySlot(org.Name, name), Value: in.Password, CreatedBy: caller.User,
 		SupersedeID: types.UID(in.SupersedeID), Registry: &in.Registry, Fingerprint: fp,
 	})
-	var rr *secrets.ReplacementRequiredError
 	switch {
-	case errors.As(err, &rr):
-		e := apierr.New(http.StatusConflict, apierr.CodeReplacementRequired,
-			"an active registry credential named %q already exists; repeat the request with supersede_credential_id set to existing.id to replace it", name)
-		e.Existing = registryExistingOf(rr.Existing)
-		apierr.Write(w, e)
-		return
-	case errors.Is(err, secrets.ErrStale):
-		apierr.Write(w, apierr.New(http.StatusConflict, apierr.CodeReplacementStale,
-			"supersede_credential_id no longer names the active registry credential %q; list the credentials again before retrying", name))
-		return
 	case errors.Is(err, secrets.ErrLimitReached):
 		apierr.Write(w, apierr.New(http.StatusConflict, apierr.CodeLimitReached,
 			"organization %s already holds %d registry credentials; revoke one, or supersede one by its display name", org.Name, secrets.MaxRegistryCredentials))
 		return
 	case err != nil:
-		a.internal(w, r, err)
+		a.storeFailed(w, r, err, replaced{
+			exists: fmt.Sprintf("an active registry credential named %q already exists", name), listed: fmt.Sprintf("the active registry credential %q", name),
+			plural: "credentials", existing: func(hs *hubv1alpha1.HostedSecret) any { return registryExistingOf(hs) },
+		})
 		return
 	}
 	a.awaitStored(r.Context(), hs, old)
@@ -233,17 +225,13 @@ func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, err)
 		return
 	}
-	hsl := &hubv1alpha1.HostedSecretList{}
-	if err := a.Cache.List(r.Context(), hsl, client.InNamespace(org.Name)); err != nil {
-		a.internal(w, r, err)
+	out, ok := records(a, w, r, org.Name, func(hs *hubv1alpha1.HostedSecret) bool {
+		return hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Spec.Registry != nil && listed(hs, in, true, caller.User)
+	}, func(hs *hubv1alpha1.HostedSecret) secretswire.RegistryRecord {
+		return registryRecordOf(hs, string(org.UID))
+	})
+	if !ok {
 		return
-	}
-	out := []secretswire.RegistryRecord{}
-	for i := range hsl.Items {
-		hs := &hsl.Items[i]
-		if hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Spec.Registry != nil && listed(hs, in, true, caller.User) {
-			out = append(out, registryRecordOf(hs, string(org.UID)))
-		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].DisplayName != out[j].DisplayName {

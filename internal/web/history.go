@@ -38,12 +38,10 @@ func boardURL(lb *hubv1alpha1.Leaderboard) string {
 // board for anyone, any other row for the board's members, the same 404 otherwise.
 func (p *Pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	org, dataset, name := r.PathValue("org"), r.PathValue("dataset"), r.PathValue("name")
-	lb, ok := p.readableBoard(w, r, org, dataset, name)
+	lb, private, ok := p.readableBoard(w, r)
 	if !ok {
 		return
 	}
-	private := lb.Spec.Visibility != hubv1alpha1.VisibilityPublic
 	var row *hubv1alpha1.LeaderboardRow
 	var err error
 	if id := r.PathValue("row"); hubv1alpha1.IsUUID(id) {
@@ -68,7 +66,7 @@ func (p *Pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 	show := httpapi.ShowsAuthors(lb)
 	h := rowhistory.Served(hubv1alpha1.ID(lb), row, show)
 	page := historyPage{Title: "Row history · " + lb.Spec.Title, BoardTitle: lb.Spec.Title, BoardURL: boardURL(lb),
-		Org: org, Dataset: dataset, Name: name, RowID: h.RowID, ShowAuthors: show}
+		Org: r.PathValue("org"), Dataset: r.PathValue("dataset"), Name: r.PathValue("name"), RowID: h.RowID, ShowAuthors: show}
 	if h.CreatedBy != nil {
 		page.CreatedBy = *h.CreatedBy
 	}

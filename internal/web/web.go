@@ -139,12 +139,10 @@ var notFound = errorPage{
 
 func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	org, dataset, name := r.PathValue("org"), r.PathValue("dataset"), r.PathValue("name")
-	lb, ok := p.readableBoard(w, r, org, dataset, name)
+	lb, private, ok := p.readableBoard(w, r)
 	if !ok {
 		return
 	}
-	private := lb.Spec.Visibility != hubv1alpha1.VisibilityPublic
 	// The query is checked only now: a 400 for a private board would tell an outsider
 	// it exists.
 	q, err := parseQuery(r.URL.Query(), lb.Spec.Columns)
@@ -173,7 +171,7 @@ func (p *Pages) serveBoard(w http.ResponseWriter, r *http.Request) {
 	body, ok := p.pages.Get(key)
 	if !ok {
 		page := p.boardPage(lb, ds, ranked, q, now)
-		page.Org, page.Dataset, page.Name = org, dataset, name
+		page.Org, page.Dataset, page.Name = r.PathValue("org"), r.PathValue("dataset"), r.PathValue("name")
 		var err error
 		if body, err = p.execute("board", page); err != nil {
 			p.o.Log.Error(err, "Rendering a leaderboard page", "leaderboard", client.ObjectKeyFromObject(lb))
@@ -299,24 +297,26 @@ func (p *Pages) findBoard(ctx context.Context, org, dataset, name string) (*hubv
 	return boardres.Owner(list.Items), nil
 }
 
-// readableBoard returns the board of the page's slug if the caller may read it, by the
-// rule every reader follows (boardaccess.Access; docs/web.md, "Authorization"): a missing
-// board is reviewed as a private one is, so the time of a 404 tells nothing. ok is false
-// when it has answered already: notFound for every refusal, a 503 page when the cache or
-// the review failed.
-func (p *Pages) readableBoard(w http.ResponseWriter, r *http.Request, org, dataset, name string) (*hubv1alpha1.Leaderboard, bool) {
+// readableBoard returns the board of the page's slug (the path's org, dataset and name)
+// if the caller may read it, by the rule every reader follows (boardaccess.Access;
+// docs/web.md, "Authorization"): a missing board is reviewed as a private one is, so the
+// time of a 404 tells nothing. private is whether the board is not public (its pages are
+// then never stored by a shared cache). ok is false when it has answered already:
+// notFound for every refusal, a 503 page when the cache or the review failed.
+func (p *Pages) readableBoard(w http.ResponseWriter, r *http.Request) (lb *hubv1alpha1.Leaderboard, private, ok bool) {
 	ctx := r.Context()
+	org, dataset, name := r.PathValue("org"), r.PathValue("dataset"), r.PathValue("name")
 	lb, err := p.findBoard(ctx, org, dataset, name)
 	if err != nil {
 		p.fail(w, r, err, "Reading a leaderboard", "slug", org+"/"+dataset+"/"+name)
-		return nil, false
+		return nil, false, false
 	}
 	lb, err = p.access.Board(ctx, boardaccess.Asked{Package: org + "/" + dataset, Name: name}, lb)
 	if err != nil {
 		p.refuse(w, r, err, notFound, false)
-		return nil, false
+		return nil, false, false
 	}
-	return lb, true
+	return lb, lb.Spec.Visibility != hubv1alpha1.VisibilityPublic, true
 }
 
 // refuse answers a refusal of boardaccess.Access: the page given for ErrNotFound, whatever
