@@ -14,7 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/go-logr/logr"
 	"github.com/onsi/gomega"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -43,6 +45,9 @@ func benchSetup(b *testing.B) {
 	if benchStarted {
 		return
 	}
+	// The operator's logs are not part of the figures (and controller-runtime warns on
+	// stderr, between a benchmark's name and its figures, when no logger is set).
+	logf.SetLogger(logr.Discard())
 	ctx, cancel = context.WithCancel(context.Background())
 	var err error
 	if testEnv, cfg, err = testenv.Start(); err != nil {
