@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/workqueue"
@@ -29,7 +31,24 @@ import (
 const (
 	valueMissingRetry = 30 * time.Second
 	slotOccupiedRetry = time.Minute
+	// maxValueRetry bounds valueRetry.
+	maxValueRetry = 5 * time.Minute
 )
+
+// valueRetry is when to look again (uncached) for the value Secret of hs, missing or not
+// granted: after valueMissingRetry while the problem is new, then after a quarter of how
+// long it has lasted (since the Ready condition turned False for it), at most
+// maxValueRetry. A fix made soon after the problem is seen within 30 s; a HostedSecret
+// left broken for hours costs one uncached read every few minutes, not every 30 s (800
+// of them kept the controller's one worker busy in a test).
+func valueRetry(hs *hubv1alpha1.HostedSecret, now time.Time) time.Duration {
+	c := meta.FindStatusCondition(hs.Status.Conditions, hubv1alpha1.ConditionReady)
+	if c == nil || c.Status != metav1.ConditionFalse ||
+		(c.Reason != hubv1alpha1.ReasonValueMissing && c.Reason != hubv1alpha1.ReasonSecretNotGranted) {
+		return valueMissingRetry
+	}
+	return min(max(now.Sub(c.LastTransitionTime.Time)/4, valueMissingRetry), maxValueRetry)
+}
 
 // HostedSecretReconciler keeps a HostedSecret, its value's Secret and its slot
 // consistent. It serves both paths: secrets stored over HTTP (which the handler already
@@ -184,7 +203,7 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 		return ctrl.Result{}, err
 	}
 	if problem != nil {
-		return ctrl.Result{RequeueAfter: valueMissingRetry}, lc.SetUnusable(ctx, hs, problem.reason, problem.msg)
+		return ctrl.Result{RequeueAfter: valueRetry(hs, time.Now())}, lc.SetUnusable(ctx, hs, problem.reason, problem.msg)
 	}
 
 	p, err := lc.Slots.Read(ctx, secrets.SlotOf(hs))
