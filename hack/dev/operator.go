@@ -18,6 +18,8 @@ type supervisor struct {
 	// minBackoff, maxBackoff bound the wait before a restart; a run longer than
 	// healthyRun resets it.
 	minBackoff, maxBackoff, healthyRun time.Duration
+	// waiting, when set, is told each wait before a restart (tests).
+	waiting func(time.Duration)
 }
 
 func newSupervisor(binary string, args ...string) *supervisor {
@@ -58,6 +60,9 @@ func (s *supervisor) run(ctx context.Context) error {
 				backoff = s.minBackoff
 			}
 			fmt.Fprintf(os.Stderr, ">> podium-operator exited (%v); restarting it in %s (the control plane keeps running)\n", exitText(err), backoff)
+			if s.waiting != nil {
+				s.waiting(backoff)
+			}
 			select {
 			case <-ctx.Done():
 				return nil
