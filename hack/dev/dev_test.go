@@ -17,13 +17,11 @@ func TestLockStateRefusesASecondRunAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	began := time.Now()
+	// The first lock is held until the end of this test: a lock that waited instead of
+	// refusing would never return (no time bound needed, none that a busy machine breaks).
 	_, err = lockState(dir)
 	if err == nil {
 		t.Fatal("a second lock of the same data directory succeeded")
-	}
-	if took := time.Since(began); took > time.Second {
-		t.Errorf("refusing took %s, want at once", took)
 	}
 	if want := "pid " + strconv.Itoa(os.Getpid()); !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("error %q does not say who holds the directory (%s)", err, want)
