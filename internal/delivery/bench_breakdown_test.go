@@ -11,6 +11,7 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"podium.dev/podium/internal/metrics"
+	"podium.dev/podium/internal/testenv"
 )
 
 // A cost breakdown of the creates a sub-benchmark made, from the histograms the
@@ -103,21 +104,8 @@ func scrapeTotals(b *testing.B, cs kubernetes.Interface, resource string) histog
 }
 
 func histogramSum(f *dto.MetricFamily, want map[string]string) float64 {
-	if f == nil {
-		return 0
-	}
 	var sum float64
-next:
-	for _, m := range f.Metric {
-		have := map[string]string{}
-		for _, l := range m.Label {
-			have[l.GetName()] = l.GetValue()
-		}
-		for k, v := range want {
-			if have[k] != v {
-				continue next
-			}
-		}
+	for _, m := range testenv.Series(f, want) {
 		sum += m.GetHistogram().GetSampleSum()
 	}
 	return sum

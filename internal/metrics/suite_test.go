@@ -94,21 +94,7 @@ func scrape(g Gomega) (map[string]*dto.MetricFamily, string) {
 // value sums the samples of family name whose labels include want (a histogram's
 // sample count); found says whether any series matched.
 func value(fams map[string]*dto.MetricFamily, name string, want map[string]string) (sum float64, found bool) {
-	f := fams[name]
-	if f == nil {
-		return 0, false
-	}
-next:
-	for _, m := range f.Metric {
-		have := map[string]string{}
-		for _, l := range m.Label {
-			have[l.GetName()] = l.GetValue()
-		}
-		for k, v := range want {
-			if have[k] != v {
-				continue next
-			}
-		}
+	for _, m := range testenv.Series(fams[name], want) {
 		found = true
 		switch {
 		case m.Gauge != nil:
