@@ -41,6 +41,7 @@ func main() {
 	flag.StringVar(&o.Delivery.WebhookConfiguration, "webhook-configuration", operator.DefaultWebhookConfiguration, "MutatingWebhookConfiguration whose caBundle the operator keeps.")
 	flag.DurationVar(&o.Delivery.RunSecretMaxAge, "run-secret-max-age", operator.DefaultRunSecretMaxAge, "A run Secret is deleted at this age even if its Job or Pod has not finished.")
 	flag.DurationVar(&o.Delivery.RunSecretOrphanGrace, "run-secret-orphan-grace", operator.DefaultRunSecretOrphanGrace, "A run Secret no Job or Pod was created with is deleted after this long.")
+	flag.StringVar(&o.AdmissionProbeNamespace, "admission-probe-namespace", ns, "Namespace of the server-side dry-run row create that readiness waits for (the apiserver admits rows through Podium's admission policies); \"\" skips the check.")
 	var fpSecret string
 	flag.StringVar(&fpSecret, "fingerprint-key-secret", ns+"/podium-fingerprint-key", "namespace/name of the operator-only Secret holding the key of registry credential fingerprints (made on first use); \"\" turns /v1/registry-credentials off.")
 	zopts := zap.Options{}

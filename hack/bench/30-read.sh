@@ -55,12 +55,13 @@ wait_for "$work/cp.log" "control plane ready" 90
 "$lg" seed -kubeconfig "$work/kc" -rows 0
 
 # start_operator NAME [BINARY]: runs podium-operator with gctrace (the live heap after
-# each GC). Plain HTTP metrics: rows_queued reads them (over HTTPS without a token it got
+# each GC), without the admission probe (this control plane has no admission policies).
+# Plain HTTP metrics: rows_queued reads them (over HTTPS without a token it got
 # nothing, read that as "nothing queued", and measured during the start-up pass).
 start_operator() {
   http_port=$(port); metrics_port=$(port)
   GODEBUG=gctrace=1 "${2:-$bin/podium-operator}" --kubeconfig "$work/kc" --http-addr "127.0.0.1:$http_port" \
-    --metrics-bind-address "127.0.0.1:$metrics_port" --metrics-secure=false --health-probe-bind-address 0 >"$work/$1.log" 2>&1 &
+    --metrics-bind-address "127.0.0.1:$metrics_port" --metrics-secure=false --health-probe-bind-address 0 --admission-probe-namespace "" >"$work/$1.log" 2>&1 &
   op_pid=$!
   pids+=($op_pid)
   read_url="http://127.0.0.1:$http_port/v1/leaderboard-read"

@@ -157,6 +157,19 @@ func run() error {
 		return err
 	}
 
+	// The admission policies come first, as in install.yaml: the operator is not ready
+	// until the apiserver admits rows through them (its admission probe).
+	fmt.Println(">> applying the admission policies (config/admission)")
+	if err := applyAll(ctx, kubectl, kubeconfig, [][]string{
+		{"apply", "-k", filepath.Join(root, "config", "admission")},
+		// Data kept from an earlier version may hold the three row policies that
+		// config/admission/row_metadata.yaml replaced (docs/deploy.md, "Upgrade").
+		{"delete", "mutatingadmissionpolicybinding,mutatingadmissionpolicy", "podium-row-created-by", "podium-row-updated-by",
+			"podium-row-board-label", "podium-row-board-label-removal", "--ignore-not-found"},
+	}); err != nil {
+		return err
+	}
+
 	fmt.Println(">> starting podium-operator, HTTP API on", httpAddr, "and the delivery webhook on", webhookAddr)
 	sup := newSupervisor(filepath.Join(root, "bin", "podium-operator"),
 		"--kubeconfig", kubeconfig,
@@ -167,6 +180,7 @@ func run() error {
 		"--webhook-dns-names", "localhost",
 		"--webhook-cert-secret", testenv.DeliveryNamespace+"/"+operator.DefaultCertSecretName,
 		"--secret-value-namespace", testenv.DeliveryNamespace,
+		"--admission-probe-namespace", testenv.DeliveryNamespace,
 	)
 	supCtx, stopSup := context.WithCancel(context.Background())
 	supDone := make(chan error, 1)
@@ -180,37 +194,15 @@ func run() error {
 	if err := waitReady(ctx, base+"/readyz", supDone); err != nil {
 		return err
 	}
-	fmt.Println(">> applying the admission policies (config/admission), the org roles (config/rbac/org_roles.yaml) and config/samples")
-	for _, args := range [][]string{
-		{"apply", "-k", filepath.Join(root, "config", "admission")},
-		// Data kept from an earlier version may hold the three row policies that
-		// config/admission/row_metadata.yaml replaced (docs/deploy.md, "Upgrade").
-		{"delete", "mutatingadmissionpolicybinding,mutatingadmissionpolicy", "podium-row-created-by", "podium-row-updated-by",
-			"podium-row-board-label", "podium-row-board-label-removal", "--ignore-not-found"},
+	fmt.Println(">> applying the org roles (config/rbac/org_roles.yaml) and config/samples")
+	if err := applyAll(ctx, kubectl, kubeconfig, [][]string{
 		{"apply", "-f", filepath.Join(root, "config", "rbac", "org_roles.yaml")},
 		// Who may read /metrics (config/rbac/metrics_reader_role.yaml), granted to a
 		// ServiceAccount whose token the dev admin mints (printed below).
 		{"apply", "-f", filepath.Join(root, "config", "rbac", "metrics_reader_role.yaml"), "-f", filepath.Join(root, "hack", "dev", "metrics_reader.yaml")},
 		{"apply", "-k", filepath.Join(root, "config", "samples")},
-	} {
-		// A policy just created takes a few seconds to reach the apiserver's admission
-		// plugins (the row metadata policy answers 503 until then): retry a while.
-		for attempt := 1; ; attempt++ {
-			apply := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
-			apply.Stdout, apply.Stderr = os.Stdout, os.Stderr
-			err := apply.Run()
-			if err == nil {
-				break
-			}
-			if attempt == 30 || ctx.Err() != nil {
-				return fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
-			}
-			fmt.Println(">> retrying in 2 s")
-			select {
-			case <-ctx.Done():
-			case <-time.After(2 * time.Second):
-			}
-		}
+	}); err != nil {
+		return err
 	}
 
 	fmt.Printf(`
@@ -299,4 +291,29 @@ func waitReady(ctx context.Context, url string, supDone chan error) error {
 		}
 	}
 	return fmt.Errorf("podium-operator was not ready at %s within 2 minutes", url)
+}
+
+// applyAll runs each kubectl command in turn, retrying one that fails for up to a minute:
+// a kind or policy just created takes a few seconds to reach the apiserver's admission
+// plugins (the row metadata policy answers 503 until then).
+func applyAll(ctx context.Context, kubectl, kubeconfig string, commands [][]string) error {
+	for _, args := range commands {
+		for attempt := 1; ; attempt++ {
+			apply := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+			apply.Stdout, apply.Stderr = os.Stdout, os.Stderr
+			err := apply.Run()
+			if err == nil {
+				break
+			}
+			if attempt == 30 || ctx.Err() != nil {
+				return fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
+			}
+			fmt.Println(">> retrying in 2 s")
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}
+	return nil
 }

@@ -226,7 +226,7 @@ func (s *Server) IsReady() bool {
 
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	if !s.IsReady() {
-		apierr.Write(w, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "the caches have not synced yet"))
+		apierr.Write(w, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "not ready yet: the caches, the rank index or the admission probe (docs/http-api.md)"))
 		return
 	}
 	writeText(w, http.StatusOK, "ok")

@@ -74,6 +74,10 @@ type Options struct {
 	// operator and start another: controller-runtime refuses a controller name used
 	// twice in a process, for its metrics, unless told to skip that check).
 	Restartable bool
+	// AdmissionProbeNamespace, when set, makes readiness wait until the apiserver admits
+	// a leaderboard row through Podium's admission policies (a server-side dry-run
+	// create there, admission_probe.go); cmd/operator sets the operator's own namespace.
+	AdmissionProbeNamespace string
 	// RequestLog, when set, receives the HTTP server's one line per request and its own
 	// messages instead of the manager's logger (which may sample repeated messages).
 	RequestLog *logr.Logger
@@ -184,6 +188,7 @@ func Setup(mgr manager.Manager, o Options) error {
 		{"hosted secrets", setupSecrets},
 		{"secret delivery", setupDelivery},
 		{"web pages", setupWeb},
+		{"admission probe", setupAdmissionProbe},
 		{"HTTP server", setupHTTP},
 		{"metrics", setupMetrics},
 	}

@@ -144,6 +144,8 @@ func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator
 		return nil, err
 	}
 	o.SecretValueNamespace = DeliveryNamespace
+	// Ready only once the apiserver admits rows through the policies, as deployed.
+	o.AdmissionProbeNamespace = DeliveryNamespace
 	o.Restartable = true // a test may stop its operator and start another
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
