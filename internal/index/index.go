@@ -19,7 +19,8 @@ import (
 )
 
 const (
-	// UID indexes Datasets, Leaderboards and HostedSecrets by their record id
+	// UID indexes Datasets, Leaderboards, HostedSecrets and Namespaces (organizations,
+	// controllers.OrgIdentityRecorder) by their record id
 	// (hubv1alpha1.ID: the recorded hub.podium.dev/id annotation, else metadata.uid,
 	// under the index name it always had). Not LeaderboardRows: a per-row index entry costs about 550 bytes of operator
 	// memory per row (two keys and a set each), a quarter of the budget, and rows are
@@ -57,12 +58,13 @@ type Field struct {
 }
 
 // Fields are every field index of the manager's cache, the one list Register adds: the
-// RecordFields, Namespaces by UID (an organization found by its org_id), HostedSecrets by
+// RecordFields, Namespaces by their record id (an organization found by its org_id,
+// hubv1alpha1.ID: the recorded id, else the UID), HostedSecrets by
 // slot (secrets.SlotIndex), run Secrets by the secrets they hold (RunSecretUses) and runs
 // by their run Secret (RunSecretOf).
 func Fields() []Field {
 	return append(RecordFields(),
-		Field{&corev1.Namespace{}, UID, func(o client.Object) []string { return []string{string(o.GetUID())} }},
+		Field{&corev1.Namespace{}, UID, func(o client.Object) []string { return []string{hubv1alpha1.ID(o)} }},
 		Field{&hubv1alpha1.HostedSecret{}, secrets.SlotIndex, func(o client.Object) []string {
 			return []string{secrets.SlotIndexValue(o.(*hubv1alpha1.HostedSecret))}
 		}},

@@ -15,7 +15,8 @@ import (
 )
 
 // setupSecrets registers the HostedSecret controller and mounts /v1/secrets and
-// /v1/secrets/preflight. Organizations are found by org_id through a UID index of the
+// /v1/secrets/preflight, and records organizations' identity (OrgIdentityRecorder). Organizations
+// are found by org_id through an id index of the
 // (small, cluster-wide) Namespace cache; secrets by slot through a field index (both
 // registered by package index).
 func setupSecrets(mgr manager.Manager, o Options, c *components) error {
@@ -43,6 +44,9 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 
 	if err := (&controllers.GrantedRecorder{Client: mgr.GetClient(), ValueNamespace: valueNamespace(o)}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the granted Secrets recorder: %w", err)
+	}
+	if err := (&controllers.OrgIdentityRecorder{Client: mgr.GetClient(), ValueNamespace: valueNamespace(o)}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the organization identity recorder: %w", err)
 	}
 
 	api := &secretsapi.API{Store: &secrets.Store{Lifecycle: lc}, Cache: mgr.GetClient(), Reviewer: c.Reviewer, Log: lc.Log}

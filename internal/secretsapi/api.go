@@ -73,7 +73,7 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.awaitStored(r.Context(), hs, old)
-	writeJSON(w, http.StatusCreated, recordOf(hs, string(org.UID)))
+	writeJSON(w, http.StatusCreated, recordOf(hs, hubv1alpha1.ID(org)))
 }
 
 // replaced names, for the refusals of a store, the active record it would replace: the
@@ -123,7 +123,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	out, ok := records(a, w, r, org.Name, func(hs *hubv1alpha1.HostedSecret) bool { return listed(hs, in, all, caller.User) },
-		func(hs *hubv1alpha1.HostedSecret) secretswire.Record { return recordOf(hs, string(org.UID)) })
+		func(hs *hubv1alpha1.HostedSecret) secretswire.Record { return recordOf(hs, hubv1alpha1.ID(org)) })
 	if !ok {
 		return
 	}
@@ -376,8 +376,8 @@ func (a *API) caller(w http.ResponseWriter, r *http.Request) (*authn.Caller, boo
 	return c, true
 }
 
-// org resolves the organization of a request: org_id (a namespace's UID, found through
-// the cache's UID index of namespaces), or org (its name), else the caller's
+// org resolves the organization of a request: org_id (a namespace's recorded id, found through
+// the cache's id index of namespaces), or org (its name), else the caller's
 // ServiceAccount namespace.
 func (a *API) org(ctx context.Context, ref orgRef, c *authn.Caller) (*corev1.Namespace, error) {
 	cache := a.Cache

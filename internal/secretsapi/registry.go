@@ -211,7 +211,7 @@ func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.awaitStored(r.Context(), hs, old)
-	writeJSON(w, http.StatusCreated, registryRecordOf(hs, string(org.UID)))
+	writeJSON(w, http.StatusCreated, registryRecordOf(hs, hubv1alpha1.ID(org)))
 }
 
 func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
@@ -228,7 +228,7 @@ func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
 	out, ok := records(a, w, r, org.Name, func(hs *hubv1alpha1.HostedSecret) bool {
 		return hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Spec.Registry != nil && listed(hs, in, true, caller.User)
 	}, func(hs *hubv1alpha1.HostedSecret) secretswire.RegistryRecord {
-		return registryRecordOf(hs, string(org.UID))
+		return registryRecordOf(hs, hubv1alpha1.ID(org))
 	})
 	if !ok {
 		return

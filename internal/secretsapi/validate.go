@@ -41,7 +41,7 @@ type listInput struct {
 	Org    orgRef
 }
 
-// orgRef names the organization of a request: org_id (the namespace's UID) or org (its
+// orgRef names the organization of a request: org_id (the namespace's recorded id) or org (its
 // name); neither means the caller's ServiceAccount namespace.
 type orgRef struct{ ID, Name string }
 

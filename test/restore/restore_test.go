@@ -235,7 +235,38 @@ func settled(g Gomega, cl *cluster) {
 			g.Expect(ready).NotTo(BeNil(), hs.Name)
 			g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), hs.Name)
 		}
+		ns := &corev1.Namespace{}
+		g.Expect(cl.c.Get(ctx, client.ObjectKey{Name: org}, ns)).To(Succeed())
+		g.Expect(hubv1alpha1.IdentityRecorded(ns)).To(BeTrue(), "the org's identity on its namespace")
 	}).WithTimeout(2 * time.Minute).Should(Succeed())
+}
+
+// orgIdentityHeld checks that the org's id (org_id) is its namespace's UID, recorded on
+// the namespace, and that a cluster user who may update namespaces but holds no restore
+// verb cannot change it: admission puts the recorded id back.
+func orgIdentityHeld(g Gomega, cl *cluster) {
+	ctx := context.Background()
+	ns := &corev1.Namespace{}
+	g.Expect(cl.c.Get(ctx, client.ObjectKey{Name: org}, ns)).To(Succeed())
+	g.Expect(ns.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationID, string(ns.UID)))
+	g.Expect(string(cl.ok(g, http.MethodGet, "/v1/secrets", cl.member, nil, http.StatusOK))).To(ContainSubstring(`"org_id":"` + string(ns.UID) + `"`))
+
+	const editor = "namespace-editor"
+	g.Expect(cl.c.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: editor},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "update", "patch"}}}})).To(Succeed())
+	g.Expect(cl.c.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: editor},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: editor},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: editor}}})).To(Succeed())
+	c := rest.CopyConfig(cl.cfg)
+	c.Impersonate = rest.ImpersonationConfig{UserName: editor, Groups: []string{"system:authenticated"}}
+	ed, err := client.New(c, client.Options{Scheme: scheme.Scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+	patch := []byte(`{"metadata":{"annotations":{"hub.podium.dev/id":"6ba7b810-9dad-11d1-80b4-00c04fd430c8"}}}`)
+	g.Eventually(func() error { // the editor's binding reaches the authorizer's cache
+		return ed.Patch(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: org}}, client.RawPatch(types.MergePatchType, patch))
+	}).Should(Succeed())
+	g.Expect(cl.c.Get(ctx, client.ObjectKey{Name: org}, ns)).To(Succeed())
+	g.Expect(ns.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationID, string(ns.UID)), "the recorded org id is put back")
 }
 
 func metaCondition(cs []metav1.Condition, typ string) *metav1.Condition {
@@ -318,6 +349,17 @@ var backupKinds = []struct {
 func backup(g Gomega, cl *cluster) []backedUp {
 	var out []backedUp
 	for _, ns := range []string{org, testenv.DeliveryNamespace} {
+		// The Namespace object itself (Velero backs it up with its namespace): its
+		// annotations hold the org's identity, its org_id.
+		n := &unstructured.Unstructured{}
+		n.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+		g.Expect(cl.c.Get(context.Background(), client.ObjectKey{Name: ns}, n)).To(Succeed())
+		for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields"} {
+			unstructured.RemoveNestedField(n.Object, "metadata", f)
+		}
+		delete(n.Object, "spec") // finalizers: the apiserver sets them
+		delete(n.Object, "status")
+		out = append(out, backedUp{resource: "namespaces", obj: n})
 		for _, k := range backupKinds {
 			list := &unstructured.UnstructuredList{}
 			list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
@@ -342,6 +384,8 @@ func backup(g Gomega, cl *cluster) []backedUp {
 func veleroOrder(objs []backedUp) {
 	prio := func(r string) string {
 		switch r {
+		case "namespaces":
+			return "/"
 		case "serviceaccounts":
 			return "0"
 		case "secrets":
@@ -384,6 +428,7 @@ func TestBackupAndRestore(t *testing.T) {
 	src := startCluster(t, g, nil)
 	seed(g, src)
 	settled(g, src)
+	orgIdentityHeld(g, src)
 	delivered := deliver(g, src, src.member)
 	g.Expect(delivered).To(Equal(map[string]string{"OPENAI_API_KEY": "sk-live-restore-1234", "DECL_KEY": "declared-9012"}))
 	g.Eventually(func(g Gomega) { // the delivery's last_used_at is in the list
@@ -400,13 +445,8 @@ func TestBackupAndRestore(t *testing.T) {
 			g := newG(t)
 			// Namespaces, Secrets and ServiceAccounts come back before the operator
 			// does (Velero restores them before Pods); everything else with it running.
-			early := func(r string) bool { return r == "secrets" || r == "serviceaccounts" }
-			dst := startCluster(t, g, func(cl *cluster) {
-				for _, ns := range []string{org, testenv.DeliveryNamespace} {
-					g.Expect(cl.c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-				}
-				restore(g, cl, objs, early, withStatus)
-			})
+			early := func(r string) bool { return r == "namespaces" || r == "secrets" || r == "serviceaccounts" }
+			dst := startCluster(t, g, func(cl *cluster) { restore(g, cl, objs, early, withStatus) })
 			defer dst.stop()
 			restore(g, dst, objs, func(r string) bool { return !early(r) }, withStatus)
 			settled(g, dst)
@@ -424,8 +464,9 @@ func TestBackupAndRestore(t *testing.T) {
 					g.Expect(after.Histories[id]).To(Equal(h), "history of row %s", id)
 				}
 			}
-			g.Expect(withoutOrgID(t, after.Secrets, withStatus)).To(Equal(withoutOrgID(t, before.Secrets, withStatus)))
-			g.Expect(withoutOrgID(t, after.Registry, withStatus)).To(Equal(withoutOrgID(t, before.Registry, withStatus)))
+			// Every record, org_id included: the org's id came back on its Namespace.
+			g.Expect(withoutLastUse(t, after.Secrets, withStatus)).To(Equal(withoutLastUse(t, before.Secrets, withStatus)))
+			g.Expect(withoutLastUse(t, after.Registry, withStatus)).To(Equal(withoutLastUse(t, before.Registry, withStatus)))
 			g.Expect(deliver(g, dst, token)).To(Equal(delivered))
 		})
 	}
@@ -446,16 +487,15 @@ func withoutLost(t *testing.T, body string) map[string]any {
 	return read
 }
 
-// withoutOrgID blanks org_id, the org namespace's UID, which a restore does not keep,
-// and without status last_used_at, which is status (docs/operations.md, "Backup and restore").
-func withoutOrgID(t *testing.T, body string, withStatus bool) string {
+// withoutLastUse blanks, without status, last_used_at, which is status
+// (docs/operations.md, "Backup and restore").
+func withoutLastUse(t *testing.T, body string, withStatus bool) string {
 	var v map[string][]map[string]any
 	if err := json.Unmarshal([]byte(body), &v); err != nil {
 		t.Fatal(err)
 	}
 	for _, recs := range v {
 		for _, r := range recs {
-			r["org_id"] = ""
 			if !withStatus {
 				r["last_used_at"] = nil
 			}
