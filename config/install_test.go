@@ -233,6 +233,8 @@ func TestMetricsNeedAnAuthorizedCaller(t *testing.T) {
 	}
 	c := start(t)
 	ctx := context.Background()
+	// The operator's own namespace, where its readiness makes its admission probe.
+	c.run(t, "create", "namespace", "podium-system")
 	metricsAddr, httpAddr := freeAddr(t), freeAddr(t)
 	op := exec.Command(filepath.Join(bin, "podium-operator"), "--kubeconfig", c.kubeconfig,
 		"--metrics-bind-address", metricsAddr, "--http-addr", httpAddr, "--health-probe-bind-address", "127.0.0.1:0")
