@@ -72,12 +72,7 @@ func (r *OrgIdentityRecorder) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	// The optimistic lock: a restore that writes the annotations at the same moment wins.
 	patch := client.MergeFromWithOptions(ns.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	if ns.Annotations == nil {
-		ns.Annotations = map[string]string{}
-	}
-	for k, v := range hubv1alpha1.IdentityAnnotations(ns) {
-		ns.Annotations[k] = v
-	}
+	identityPatch(ns, nil) // the records' rule; no event: a Namespace is not a record users link to
 	if err := r.Client.Patch(ctx, ns, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("recording the identity of namespace %s: %w", ns.Name, err)
 	}
