@@ -3,10 +3,8 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -21,13 +19,12 @@ import (
 )
 
 // GrantedRecorder records, per org namespace, the Secrets granted to hosted secrets
-// (docs/secrets.md, "Who may read a granted Secret"): their names go on the namespace
-// (hubv1alpha1.AnnotationGrantedSecrets), which the run Secret admission policy reads,
-// and then each such Secret is labelled hubv1alpha1.LabelGrantedRecorded, which takes
-// it out of the granted Secrets policy's params. A Secret is labelled only once the
-// namespace as this operator's cache sees it holds its name, so it is never outside both
-// rules; until then (or while the operator is down) it is a param, protected as well.
-// Only Secrets the cache holds (Podium's: a HostedSecret adopted them) are recorded.
+// under a name not reserved for grants (docs/secrets.md, "Who may read a granted
+// Secret"): grants made before names were reserved (secrets.GrantedPrefix). Their names
+// go on the namespace (hubv1alpha1.AnnotationGrantedSecrets), which the run Secret
+// admission policy reads, so that no Pod names them; a Secret named with the prefix is
+// protected by its name alone and is not recorded. Only Secrets the cache holds
+// (Podium's: a HostedSecret adopted them) are recorded.
 type GrantedRecorder struct {
 	Client client.Client
 	// ValueNamespace is the operator's value namespace: no member creates Pods there, so
@@ -53,8 +50,7 @@ func (r *GrantedRecorder) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// Reconcile brings one namespace's recorded list and its granted Secrets' labels up to
-// date.
+// Reconcile brings one namespace's recorded list up to date.
 func (r *GrantedRecorder) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ns := &corev1.Namespace{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ns); err != nil || ns.DeletionTimestamp != nil {
@@ -66,38 +62,25 @@ func (r *GrantedRecorder) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	names := make([]string, 0, len(list.Items))
 	for i := range list.Items {
-		names = append(names, list.Items[i].Name)
+		if secrets.NeedsRecord(list.Items[i].Name) {
+			names = append(names, list.Items[i].Name)
+		}
 	}
 	want, fits := secrets.RecordList(names)
-	if ns.Annotations[hubv1alpha1.AnnotationGrantedSecrets] != want {
-		patch := client.MergeFrom(ns.DeepCopy())
-		if ns.Annotations == nil {
-			ns.Annotations = map[string]string{}
-		}
-		ns.Annotations[hubv1alpha1.AnnotationGrantedSecrets] = want
-		if err := r.Client.Patch(ctx, ns, patch); err != nil {
-			return ctrl.Result{}, fmt.Errorf("recording the granted Secrets of namespace %s: %w", ns.Name, err)
-		}
-		// The Secrets are labelled when the namespace's update comes back through the
-		// cache (the watch wakes this namespace again).
+	if len(fits) < len(names) {
+		logf.FromContext(ctx).Info("Granted Secrets under unreserved names do not all fit the namespace's record; rename them podium-granted-*",
+			"namespace", ns.Name, "recorded", len(fits), "granted", len(names))
+	}
+	if ns.Annotations[hubv1alpha1.AnnotationGrantedSecrets] == want {
 		return ctrl.Result{}, nil
 	}
-	for i := range list.Items {
-		s := &list.Items[i]
-		recorded := slices.Contains(fits, s.Name)
-		if _, labelled := s.Labels[hubv1alpha1.LabelGrantedRecorded]; labelled == recorded {
-			continue
-		}
-		patch := client.MergeFromWithOptions(s.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		if recorded {
-			s.Labels[hubv1alpha1.LabelGrantedRecorded] = "true"
-		} else {
-			delete(s.Labels, hubv1alpha1.LabelGrantedRecorded) // back to a param
-		}
-		if err := r.Client.Patch(ctx, s, patch); err != nil && !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("labelling granted Secret %s/%s: %w", s.Namespace, s.Name, err)
-		}
-		logf.FromContext(ctx).V(1).Info("Granted Secret recorded on its namespace", "secret", client.ObjectKeyFromObject(s), "recorded", recorded)
+	patch := client.MergeFrom(ns.DeepCopy())
+	if ns.Annotations == nil {
+		ns.Annotations = map[string]string{}
+	}
+	ns.Annotations[hubv1alpha1.AnnotationGrantedSecrets] = want
+	if err := r.Client.Patch(ctx, ns, patch); err != nil {
+		return ctrl.Result{}, fmt.Errorf("recording the granted Secrets of namespace %s: %w", ns.Name, err)
 	}
 	return ctrl.Result{}, nil
 }

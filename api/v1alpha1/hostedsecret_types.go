@@ -78,14 +78,12 @@ const (
 	// it, and adopts a Secret applied with kubectl only when it carries it.
 	LabelHostedSecret = "hub.podium.dev/hosted-secret"
 	// AnnotationGrantedSecrets is on each org namespace: the names of the Secrets of that
-	// namespace granted to hosted secrets (LabelHostedSecret) that the operator recorded,
-	// comma-separated and sorted. The run Secret admission policy refuses every Pod and
-	// template naming one of them (docs/secrets.md, "Who may read a granted Secret").
+	// namespace granted to hosted secrets (LabelHostedSecret) under a name not reserved
+	// for grants (podium-granted-*, which protects itself), as grants were named before
+	// that rule, that the operator recorded, comma-separated and sorted. The run Secret
+	// admission policy refuses every Pod and template naming one of them (docs/secrets.md,
+	// "Who may read a granted Secret").
 	AnnotationGrantedSecrets = "hub.podium.dev/granted-secrets"
-	// LabelGrantedRecorded is on a granted Secret once its namespace's
-	// AnnotationGrantedSecrets holds its name: the granted Secrets policy then no longer
-	// takes it as a param (one rule evaluation per create instead of one per Secret).
-	LabelGrantedRecorded = "hub.podium.dev/granted-recorded"
 	// AnnotationHostedSecretUID is on every value Secret Podium has stored or adopted:
 	// the UID of the HostedSecret it is bound to. A Secret bound to one HostedSecret is
 	// never used by another, even one of the same name (docs/secrets.md, "Ownership").

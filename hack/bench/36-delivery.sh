@@ -2,10 +2,12 @@
 # Secret delivery and run Secret isolation: latency of creating Jobs and Pods through the
 # real apiserver as an org member, p50 and p99, first without the run isolation admission
 # policies (config/admission/run_*.yaml; their bindings deleted), then with them: an
-# unannotated Job (never sent to the webhook), an unannotated Pod naming no Secret, and a
+# unannotated Job (never sent to the webhook), the same Job sent to a webhook that only
+# answers (the floor of any webhook call: bench_floor_test.go), an unannotated Pod naming
+# no Secret, and a
 # Job annotated hub.podium.dev/secrets (the operator's webhook resolves two names; its run
 # Secret and last_used_at are written after the answer). The namespace holds five Secrets
-# granted to hosted secrets, recorded on the namespace by the operator before measuring.
+# granted to hosted secrets (podium-granted-*), adopted before measuring.
 # Env: KUBEBUILDER_ASSETS, N (objects per case, default 200).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,6 +24,6 @@ go test ./internal/delivery -run '^$' -bench Admission -benchtime "${N}x" -count
   /^BenchmarkAdmission/ {
     split("", m)
     for (i = 3; i < NF; i++) if ($(i+1) ~ /-ms$/) m[$(i+1)] = $i
-    printf "%-52s p50 %6.2f  p99 %6.2f ms | apiserver %5.2f admit %5.2f validate %5.2f webhook %5.2f handler %5.2f etcd %5.2f\n",
-      $1, m["p50-ms"], m["p99-ms"], m["apiserver-ms"], m["admit-ms"], m["validate-ms"], m["webhook-ms"], m["handler-ms"], m["etcd-ms"] }'
+    printf "%-54s p50 %6.2f  p99 %6.2f ms | apiserver %5.2f admit %5.2f validate %5.2f webhook %5.2f handler %5.2f floor %5.2f etcd %5.2f\n",
+      $1, m["p50-ms"], m["p99-ms"], m["apiserver-ms"], m["admit-ms"], m["validate-ms"], m["webhook-ms"], m["handler-ms"], m["floor-ms"], m["etcd-ms"] }'
 echo "== $(uptime | sed 's/.*load/load/')"

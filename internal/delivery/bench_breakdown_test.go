@@ -38,6 +38,8 @@ var stages = []stage{
 	{unit: "validate-ms", family: "apiserver_admission_step_admission_duration_seconds", match: map[string]string{"type": "validate", "operation": "CREATE"}},
 	// The delivery webhook as the apiserver saw it (TLS call included).
 	{unit: "webhook-ms", family: "apiserver_admission_webhook_admission_duration_seconds", match: map[string]string{"name": "runs.delivery.hub.podium.dev"}},
+	// The floor webhook (bench_floor_test.go) as the apiserver saw it.
+	{unit: "floor-ms", family: "apiserver_admission_webhook_admission_duration_seconds", match: map[string]string{"name": "floor.bench.podium.dev"}},
 	// The webhook's handler inside the operator.
 	{unit: "handler-ms", family: metrics.AdmissionDurationName, operator: true},
 	// The storage write (etcd's create of the object).

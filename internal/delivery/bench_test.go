@@ -109,15 +109,15 @@ func setIsolation(b *testing.B, on bool, p person, ns string) {
 // BenchmarkAdmission creates Jobs and Pods through the apiserver as an org member and
 // reports the latency of the create call (p50, p99), first without the run isolation
 // policies (their bindings deleted: what delivery cost before them), then with them
-// (isolation): a Job that asks for nothing (never sent to the webhook), a Pod that asks
+// (isolation): a Job that asks for nothing (never sent to the webhook), the same Job sent
+// to a webhook that only answers (startFloorWebhook: the floor of any webhook), a Pod that asks
 // for nothing and names no run Secret, and a Job asking for two secrets (one stored, one
 // missing: the webhook resolves both; its run Secret and last_used_at are written after
 // the answer, and the next create waits, untimed, until that Secret is written and
 // adopted, so no create is measured beside the previous one's background writes). The
-// namespace holds grantedSecrets Secrets granted to hosted secrets, which the operator has
-// recorded on it (the steady state: the run Secret policy checks them in its one
-// evaluation; before they are recorded, the granted Secrets policy evaluates its rule once
-// per such Secret).
+// namespace holds grantedSecrets Secrets granted to hosted secrets under reserved names
+// (podium-granted-*), adopted by their HostedSecrets, and one run Secret per delivering
+// create so far: no admission cost depends on how many Secrets the namespace holds.
 func BenchmarkAdmission(b *testing.B) {
 	benchSetup(b)
 	o := newOrg("bench")
@@ -125,7 +125,7 @@ func BenchmarkAdmission(b *testing.B) {
 	store(p, map[string]any{"env_var": "ANTHROPIC_API_KEY", "value": "sk-ant-bench-000000000000"})
 	const grantedSecrets = 5
 	for i := range grantedSecrets {
-		name := fmt.Sprintf("declared-%d", i)
+		name := fmt.Sprintf("podium-granted-declared-%d", i)
 		if err := k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: name,
 			Labels: map[string]string{hubv1alpha1.LabelHostedSecret: name}}, Data: map[string][]byte{"value": []byte("declared-bench-value")}}); err != nil {
 			b.Fatal(err)
@@ -136,7 +136,24 @@ func BenchmarkAdmission(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	recorded(b, o.Name, grantedSecrets)
+	adopted(b, o.Name, grantedSecrets)
+	stopFloor := startFloorWebhook(b)
+	defer stopFloor()
+	floorJob := func(name string) *batchv1.Job {
+		j := job(name, nil)
+		j.Labels = map[string]string{floorLabel: "true"}
+		return j
+	}
+	for deadline := time.Now().Add(time.Minute); ; { // until the apiserver calls it
+		created, err := p.CS.BatchV1().Jobs(o.Name).Create(ctx, floorJob("floor-probe"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err == nil && created.Labels["bench.podium.dev/floor-answered"] == "true" {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the floor webhook was not called a minute after it was registered: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	asks := map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY,OPENAI_API_KEY", hubv1alpha1.AnnotationModels: "anthropic/claude-opus-4"}
 	for _, isolation := range []bool{false, true} {
 		setIsolation(b, isolation, p, o.Name)
@@ -145,10 +162,12 @@ func BenchmarkAdmission(b *testing.B) {
 			name        string
 			annotations map[string]string
 			pod         bool
+			floor       bool
 		}{
-			{"job-unannotated", nil, false},
-			{"pod-unannotated", nil, true},
-			{"job-delivery", asks, false},
+			{"job-unannotated", nil, false, false},
+			{"job-floor-webhook", nil, false, true},
+			{"pod-unannotated", nil, true, false},
+			{"job-delivery", asks, false, false},
 		} {
 			b.Run(phase+"/"+tc.name, func(b *testing.B) {
 				durations := make([]time.Duration, 0, b.N)
@@ -168,7 +187,11 @@ func BenchmarkAdmission(b *testing.B) {
 						}
 					} else {
 						var created *batchv1.Job
-						created, err = p.CS.BatchV1().Jobs(o.Name).Create(ctx, job(name, tc.annotations), metav1.CreateOptions{})
+						j := job(name, tc.annotations)
+						if tc.floor {
+							j = floorJob(name)
+						}
+						created, err = p.CS.BatchV1().Jobs(o.Name).Create(ctx, j, metav1.CreateOptions{})
 						if err == nil {
 							labels = created.Labels
 						}
@@ -176,6 +199,9 @@ func BenchmarkAdmission(b *testing.B) {
 					durations = append(durations, time.Since(start))
 					if err != nil {
 						b.Fatal(err)
+					}
+					if tc.floor != (labels["bench.podium.dev/floor-answered"] == "true") {
+						b.Fatalf("floor webhook answer label present: %v", !tc.floor)
 					}
 					name, ok := labels[hubv1alpha1.LabelRunSecret]
 					if ok != (tc.annotations != nil) {
@@ -202,18 +228,24 @@ func BenchmarkAdmission(b *testing.B) {
 	}
 }
 
-// recorded polls until n granted Secrets of ns are recorded on it (labelled: the granted
-// Secrets policy takes them as params no more), at most a minute.
-func recorded(b *testing.B, ns string, n int) {
+// adopted polls until n granted Secrets of ns are adopted by their HostedSecrets (owned
+// by them: the steady state), at most a minute.
+func adopted(b *testing.B, ns string, n int) {
 	b.Helper()
 	for deadline := time.Now().Add(time.Minute); ; {
 		list := &corev1.SecretList{}
-		err := k8sClient.List(ctx, list, client.InNamespace(ns), client.HasLabels{hubv1alpha1.LabelGrantedRecorded})
-		if err == nil && len(list.Items) == n {
+		err := k8sClient.List(ctx, list, client.InNamespace(ns), client.HasLabels{hubv1alpha1.LabelHostedSecret})
+		owned := 0
+		for i := range list.Items {
+			if len(list.Items[i].OwnerReferences) > 0 {
+				owned++
+			}
+		}
+		if err == nil && owned == n {
 			return
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("%d granted Secrets of %s not recorded a minute after they were granted: %v", n, ns, err)
+			b.Fatalf("%d granted Secrets of %s not adopted a minute after they were granted: %v", n, ns, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -63,7 +63,7 @@ var _ = Describe("The shipped webhook configuration", func() {
 		// The exemption list: the quoted users of "request.userInfo.username in [...]".
 		list := regexp.MustCompile(`(?s)request\.userInfo\.username in \[(.*?)\]`)
 		quoted := regexp.MustCompile(`'(system:[^']+)'`)
-		for _, f := range []string{"admission/run_secret_binding.yaml", "admission/run_secret_granted.yaml", "admission/run_identity.yaml"} {
+		for _, f := range []string{"admission/run_secret_binding.yaml", "admission/run_identity.yaml"} {
 			data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", f))
 			Expect(err).NotTo(HaveOccurred())
 			var names []string

@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,6 +36,20 @@ func newSubmitter(o org, name string) person {
 		return err
 	}).Should(Succeed())
 	return p
+}
+
+// grant writes, as a platform team would (the admin client), a Secret name in o holding
+// value, granted to a new user-scope HostedSecret hsName of owner.
+func grant(o org, name, hsName, owner, value string) {
+	ExpectWithOffset(1, k8sClient.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: name, Labels: map[string]string{hubv1alpha1.LabelHostedSecret: hsName}},
+		Data:       map[string][]byte{"value": []byte(value)},
+	})).To(Succeed())
+	ExpectWithOffset(1, k8sClient.Create(ctx, &hubv1alpha1.HostedSecret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: hsName},
+		Spec: hubv1alpha1.HostedSecretSpec{Scope: hubv1alpha1.ScopeUser, Owner: owner, EnvVar: "DECLARED_" + strings.ToUpper(strings.ReplaceAll(hsName, "-", "_")),
+			SecretRef: hubv1alpha1.SecretValueRef{Name: name}},
+	})).To(Succeed())
 }
 
 // Ways a Pod reaches a Secret, each on a pod spec.
@@ -227,22 +242,9 @@ var _ = Describe("Run Secret isolation", Ordered, ContinueOnFailure, func() {
 		aliceRun = created.Labels[hubv1alpha1.LabelRunSecret]
 		Expect(aliceRun).To(HavePrefix("podium-run-"))
 
-		By("a Secret a platform team granted to a HostedSecret of alice (the declarative form)")
-		granted = "alice-declared"
-		Expect(k8sClient.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: granted, Labels: map[string]string{hubv1alpha1.LabelHostedSecret: "alice-declared"}},
-			Data:       map[string][]byte{"value": []byte(grantedValue)},
-		})).To(Succeed())
-		Expect(k8sClient.Create(ctx, &hubv1alpha1.HostedSecret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: "alice-declared"},
-			Spec: hubv1alpha1.HostedSecretSpec{Scope: hubv1alpha1.ScopeUser, Owner: alice.User, EnvVar: "DECLARED_TOKEN",
-				SecretRef: hubv1alpha1.SecretValueRef{Name: granted}},
-		})).To(Succeed())
-		// The apiserver reads the policy's params from its own informer: wait until it
-		// has seen the granted Secret.
-		Eventually(func() error {
-			return asPod(mallory.CS, acme.Name, withEnv(granted, "value"))
-		}).Should(MatchError(ContainSubstring("podium-granted-secret")))
+		By("a Secret a platform team granted to a HostedSecret of alice (the declarative form), under a reserved name")
+		granted = "podium-granted-alice-declared"
+		grant(acme, granted, "alice-declared", alice.User, grantedValue)
 	})
 
 	attackers := func() []person { return []person{mallory, nora} }
@@ -304,29 +306,71 @@ var _ = Describe("Run Secret isolation", Ordered, ContinueOnFailure, func() {
 		Entry("Job template", asJob, withEnvFrom),
 	)
 
-	It("refuses a granted Secret the operator recorded on its namespace, through the one-evaluation rule", func() {
-		By("the operator records the granted Secret on the namespace, then labels it recorded")
+	It("refuses a Pod naming a granted Secret's name before that Secret exists (it would get the value once written)", func() {
+		for _, p := range attackers() {
+			By(p.User)
+			refusedBy(asPod(p.CS, acme.Name, withEnv("podium-granted-not-written-yet", "value")), "podium-granted-secret", grantedValue)
+			refusedBy(asDeployment(p.CS, acme.Name, secretVolume("podium-granted-not-written-yet")), "podium-granted-secret", grantedValue)
+		}
+	})
+
+	It("keeps new grants to reserved names (rule podium-granted-secret-name), for whoever may write Secrets", func() {
+		By("pat, of the platform team, may create and update Secrets in the org namespace")
+		Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: "secret-writer"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create", "update"}}}})).To(Succeed())
+		tokenPat, err := testenv.ServiceAccountToken(ctx, clientset, acme.Name, "pat", "")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: "pat-secret-writer"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "secret-writer"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "pat", Namespace: acme.Name}}})).To(Succeed())
+		pat, _ := clientAs(tokenPat)
+		labelled := func(name string) *corev1.Secret {
+			return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: name,
+				Labels: map[string]string{hubv1alpha1.LabelHostedSecret: "pats-token"}}, Data: map[string][]byte{"value": []byte(grantedValue)}}
+		}
+		By("a labelled Secret under a name any Pod may mount: refused, 422, naming the label and the name to use")
+		var refused error
+		Eventually(func() error {
+			_, refused = pat.CoreV1().Secrets(acme.Name).Create(ctx, labelled("pats-token"), metav1.CreateOptions{})
+			return refused
+		}).Should(MatchError(ContainSubstring("podium-granted-secret-name")))
+		Expect(apierrors.IsInvalid(refused)).To(BeTrue(), "%v", refused)
+		Expect(refused.Error()).To(And(ContainSubstring("metadata.labels[hub.podium.dev/hosted-secret]"), ContainSubstring("podium-granted-<name>"),
+			Not(ContainSubstring(grantedValue))))
+		By("the label added later by an update: refused the same way")
+		plain := labelled("pats-plain")
+		plain.Labels = nil
+		_, err = pat.CoreV1().Secrets(acme.Name).Create(ctx, plain, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		plain.Labels = map[string]string{hubv1alpha1.LabelHostedSecret: "pats-token"}
+		_, err = pat.CoreV1().Secrets(acme.Name).Update(ctx, plain, metav1.UpdateOptions{})
+		Expect(err).To(MatchError(ContainSubstring("podium-granted-secret-name")))
+		By("the reserved name: admitted, and no Pod may name it")
+		_, err = pat.CoreV1().Secrets(acme.Name).Create(ctx, labelled("podium-granted-pats-token"), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		refusedBy(asPod(mallory.CS, acme.Name, withEnv("podium-granted-pats-token", "value")), "podium-granted-secret", grantedValue)
+	})
+
+	It("refuses a grant made before names were reserved once the operator recorded it on its namespace", func() {
+		By("a legacy grant (made before the rule, as a restore brings it back) under a name any Pod may mount")
+		const legacy = "alice-legacy-declared"
+		grant(acme, legacy, legacy, alice.User, grantedValue)
 		Eventually(func(g Gomega) {
-			s := &corev1.Secret{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: granted}, s)).To(Succeed())
-			g.Expect(s.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelGrantedRecorded, "true"))
 			ns := &corev1.Namespace{}
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: acme.Name}, ns)).To(Succeed())
-			g.Expect(strings.Split(ns.Annotations[hubv1alpha1.AnnotationGrantedSecrets], ",")).To(ContainElement(granted))
+			g.Expect(strings.Split(ns.Annotations[hubv1alpha1.AnnotationGrantedSecrets], ",")).To(ContainElement(legacy))
 		}).Should(Succeed())
-		By("no longer a param of podium-granted-secrets, it is refused by podium-run-secret-binding's list")
-		Eventually(func() error { return asPod(mallory.CS, acme.Name, withEnv(granted, "value")) }).
-			Should(MatchError(ContainSubstring("ValidatingAdmissionPolicy 'podium-run-secret-binding'")))
+		By("refused by podium-run-secret-binding's list, everywhere a Pod reads a Secret")
 		for _, p := range attackers() {
 			for _, how := range []func(string) func(*corev1.PodSpec){
 				func(n string) func(*corev1.PodSpec) { return withEnv(n, "value") }, withEnvFrom, secretVolume, projectedVolume, withPull, csiVolume,
 			} {
-				err := asPod(p.CS, acme.Name, how(granted))
+				err := asPod(p.CS, acme.Name, how(legacy))
 				refusedBy(err, "podium-granted-secret", grantedValue)
 				Expect(err.Error()).To(ContainSubstring("podium-run-secret-binding"))
 			}
-			refusedBy(asCronJob(p.CS, acme.Name, withInitEnv(granted, "value")), "podium-granted-secret", grantedValue)
-			refusedBy(asDeployment(p.CS, acme.Name, secretVolume(granted)), "podium-granted-secret", grantedValue)
+			refusedBy(asCronJob(p.CS, acme.Name, withInitEnv(legacy, "value")), "podium-granted-secret", grantedValue)
+			refusedBy(asDeployment(p.CS, acme.Name, secretVolume(legacy)), "podium-granted-secret", grantedValue)
 		}
 	})
 

@@ -23,6 +23,17 @@ func RecordedNames(annotation string) []string {
 	return strings.Split(annotation, ",")
 }
 
+// GrantedPrefix starts the name reserved for every Secret granted to a hosted secret in
+// an org namespace (docs/secrets.md, "Who may read a granted Secret"): the admission
+// policies refuse every Pod and pod template naming such a name, whether the Secret
+// exists yet or not, and refuse granting a Secret under another name.
+const GrantedPrefix = "podium-granted-"
+
+// NeedsRecord says whether a granted Secret named name is protected only once its name is
+// recorded on its namespace: a name without GrantedPrefix, as grants were named before
+// the prefix was reserved.
+func NeedsRecord(name string) bool { return !strings.HasPrefix(name, GrantedPrefix) }
+
 // RecordList is the annotation recording names: sorted, each once, as many as fit in
 // MaxRecordedBytes (in sorted order); fits are the names it holds.
 func RecordList(names []string) (annotation string, fits []string) {

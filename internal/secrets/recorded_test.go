@@ -42,3 +42,21 @@ func TestRecordList(t *testing.T) {
 		})
 	}
 }
+
+func TestNeedsRecord(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"podium-granted-github-token", false}, // reserved: protected by its name
+		{"podium-granted-", false},
+		{"github-token", true}, // a grant named before the rule
+		{"podium-grantedx", true},
+		{"podium-run-abc", true}, // a run Secret is never granted; if it were, only the record would name it
+		{"Podium-granted-x", true},
+	} {
+		if got := secrets.NeedsRecord(tc.name); got != tc.want {
+			t.Errorf("NeedsRecord(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -112,7 +112,7 @@ func probeClient(ctx context.Context, c client.Client, cfg *rest.Config) (client
 		ObjectMeta: metav1.ObjectMeta{Name: "podium-admission-probe"},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{hubv1alpha1.GroupVersion.Group}, Resources: []string{"hostedsecrets"}, Verbs: []string{"create"}},
-			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create"}},
+			{APIGroups: []string{""}, Resources: []string{"pods", "secrets"}, Verbs: []string{"create"}},
 		},
 	}
 	binding := &rbacv1.ClusterRoleBinding{
@@ -147,23 +147,18 @@ func awaitOwnershipPolicy(ctx context.Context, c client.Client, cfg *rest.Config
 	return awaitRefused(ctx, "the HostedSecret ownership policy", func() error { return probe.Create(ctx, hs.DeepCopy(), client.DryRunAll) }, "spec.owner")
 }
 
-// GrantedProbeSecret is a Secret of the namespace default granted to a hosted secret
-// (label hub.podium.dev/hosted-secret) that ApplyAdmission creates to see the granted
-// Secret policy enforced. It holds no value.
-const GrantedProbeSecret = "podium-admission-probe-granted"
+// GrantedProbeSecret is a name reserved for Secrets granted to hosted secrets
+// (podium-granted-*) that a Pod names to see the granted Secret rule enforced; no Secret
+// of that name is created.
+const GrantedProbeSecret = "podium-granted-admission-probe"
 
 // awaitRunSecretPolicies waits until server-side dry-run creates of Pods naming another
-// run's Secret and a granted Secret are refused by the run Secret policies
-// (config/admission/run_secret_*.yaml): the second one only once the apiserver has seen
-// its params.
+// run's Secret and a granted Secret are refused by the run Secret binding policy, and a
+// dry-run create of a Secret granted under a name not reserved for it is refused by the
+// granted Secret name policy (config/admission/run_secret_*.yaml).
 func awaitRunSecretPolicies(ctx context.Context, c client.Client, cfg *rest.Config) error {
 	probe, err := probeClient(ctx, c, cfg)
 	if err != nil {
-		return err
-	}
-	granted := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: GrantedProbeSecret,
-		Labels: map[string]string{hubv1alpha1.LabelHostedSecret: "admission-probe"}}}
-	if err := c.Create(ctx, granted); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
 	podNaming := func(secret string) *corev1.Pod {
@@ -178,19 +173,25 @@ func awaitRunSecretPolicies(ctx context.Context, c client.Client, cfg *rest.Conf
 	}, "podium-run-binding"); err != nil {
 		return err
 	}
-	return awaitRefused(ctx, "the granted Secret policy", func() error {
+	if err := awaitRefused(ctx, "the granted Secret rule", func() error {
 		return probe.Create(ctx, podNaming(GrantedProbeSecret), client.DryRunAll)
-	}, "podium-granted-secret")
+	}, "podium-granted-secret"); err != nil {
+		return err
+	}
+	return awaitRefused(ctx, "the granted Secret name policy", func() error {
+		return probe.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "admission-probe-granted",
+			Labels: map[string]string{hubv1alpha1.LabelHostedSecret: "admission-probe"}}}, client.DryRunAll)
+	}, "podium-granted-secret-name")
 }
 
-// awaitRefused retries create (at most 30 s) until it is refused as Forbidden with a
-// message containing want.
+// awaitRefused retries create (at most 30 s) until it is refused as Forbidden (or, for a
+// rule on a name, Invalid) with a message containing want.
 func awaitRefused(ctx context.Context, what string, create func() error, want string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		err := create()
 		var status apierrors.APIStatus
-		if apierrors.IsForbidden(err) && errors.As(err, &status) && strings.Contains(status.Status().Message, want) {
+		if (apierrors.IsForbidden(err) || apierrors.IsInvalid(err)) && errors.As(err, &status) && strings.Contains(status.Status().Message, want) {
 			return nil
 		}
 		if time.Now().After(deadline) {
