@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -62,6 +61,10 @@ type run struct {
 	templates []*metav1.ObjectMeta
 	// spec is the pod spec (nil for a ReplicationController without a template).
 	spec *corev1.PodSpec
+	// paths are where the parts lie in the object's JSON; before is what they held when
+	// decoded (patch.go).
+	paths  kindOf
+	before decoded
 }
 
 func (in *Injector) decode(req admission.Request, raw runtime.RawExtension) (*run, error) {
@@ -74,7 +77,9 @@ func (in *Injector) decode(req admission.Request, raw runtime.RawExtension) (*ru
 		return nil, err
 	}
 	meta, templates, spec := k.parts(obj)
-	return &run{kind: k.kind, obj: obj, meta: meta, templates: templates, spec: spec}, nil
+	r := &run{kind: k.kind, obj: obj, meta: meta, templates: templates, spec: spec, paths: k}
+	r.snapshot()
+	return r, nil
 }
 
 // Handle answers one admission request.
@@ -295,13 +300,3 @@ func setMap(m *map[string]string, k, v string) {
 }
 
 func dryRun(req admission.Request) bool { return req.DryRun != nil && *req.DryRun }
-
-func patched(req admission.Request, r *run, warnings []string) admission.Response {
-	raw := req.Object.Raw
-	out, err := json.Marshal(r.obj)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
-	}
-	resp := admission.PatchResponseFromRaw(raw, out)
-	return resp.WithWarnings(warnings...)
-}

@@ -52,6 +52,10 @@ type kindOf struct {
 	kind  string
 	new   func() runtime.Object
 	parts func(runtime.Object) (meta *metav1.ObjectMeta, templates []*metav1.ObjectMeta, spec *corev1.PodSpec)
+	// templatePaths and specPath are where, as JSON pointers, the parts lie: each
+	// template's metadata (in the order of parts), and the pod spec.
+	templatePaths []string
+	specPath      string
 }
 
 var workloadKinds = map[metav1.GroupVersionResource]kindOf{
@@ -59,38 +63,38 @@ var workloadKinds = map[metav1.GroupVersionResource]kindOf{
 		func(o runtime.Object) (*metav1.ObjectMeta, []*metav1.ObjectMeta, *corev1.PodSpec) {
 			j := o.(*batchv1.Job)
 			return &j.ObjectMeta, []*metav1.ObjectMeta{&j.Spec.Template.ObjectMeta}, &j.Spec.Template.Spec
-		}},
+		}, []string{"/spec/template/metadata"}, "/spec/template/spec"},
 	{Version: "v1", Resource: "pods"}: {KindPod, func() runtime.Object { return &corev1.Pod{} },
 		func(o runtime.Object) (*metav1.ObjectMeta, []*metav1.ObjectMeta, *corev1.PodSpec) {
 			p := o.(*corev1.Pod)
 			return &p.ObjectMeta, nil, &p.Spec
-		}},
+		}, nil, "/spec"},
 	{Group: "batch", Version: "v1", Resource: "cronjobs"}: {KindCronJob, func() runtime.Object { return &batchv1.CronJob{} },
 		func(o runtime.Object) (*metav1.ObjectMeta, []*metav1.ObjectMeta, *corev1.PodSpec) {
 			c := o.(*batchv1.CronJob)
 			jt := &c.Spec.JobTemplate
 			return &c.ObjectMeta, []*metav1.ObjectMeta{&jt.ObjectMeta, &jt.Spec.Template.ObjectMeta}, &jt.Spec.Template.Spec
-		}},
+		}, []string{"/spec/jobTemplate/metadata", "/spec/jobTemplate/spec/template/metadata"}, "/spec/jobTemplate/spec/template/spec"},
 	{Group: "apps", Version: "v1", Resource: "deployments"}: {KindDeployment, func() runtime.Object { return &appsv1.Deployment{} },
 		func(o runtime.Object) (*metav1.ObjectMeta, []*metav1.ObjectMeta, *corev1.PodSpec) {
 			d := o.(*appsv1.Deployment)
 			return &d.ObjectMeta, []*metav1.ObjectMeta{&d.Spec.Template.ObjectMeta}, &d.Spec.Template.Spec
-		}},
+		}, []string{"/spec/template/metadata"}, "/spec/template/spec"},
 	{Group: "apps", Version: "v1", Resource: "replicasets"}: {KindReplicaSet, func() runtime.Object { return &appsv1.ReplicaSet{} },
 		func(o runtime.Object) (*metav1.ObjectMeta, []*metav1.ObjectMeta, *corev1.PodSpec) {
 			r := o.(*appsv1.ReplicaSet)
 			return &r.ObjectMeta, []*metav1.ObjectMeta{&r.Spec.Template.ObjectMeta}, &r.Spec.Template.Spec
-		}},
+		}, []string{"/spec/template/metadata"}, "/spec/template/spec"},
 	{Group: "apps", Version: "v1", Resource: "statefulsets"}: {KindStatefulSet, func() runtime.Object { return &appsv1.StatefulSet{} },
 		func(o runtime.Object) (*metav1.ObjectMeta, []*metav1.ObjectMeta, *corev1.PodSpec) {
 			s := o.(*appsv1.StatefulSet)
 			return &s.ObjectMeta, []*metav1.ObjectMeta{&s.Spec.Template.ObjectMeta}, &s.Spec.Template.Spec
-		}},
+		}, []string{"/spec/template/metadata"}, "/spec/template/spec"},
 	{Group: "apps", Version: "v1", Resource: "daemonsets"}: {KindDaemonSet, func() runtime.Object { return &appsv1.DaemonSet{} },
 		func(o runtime.Object) (*metav1.ObjectMeta, []*metav1.ObjectMeta, *corev1.PodSpec) {
 			d := o.(*appsv1.DaemonSet)
 			return &d.ObjectMeta, []*metav1.ObjectMeta{&d.Spec.Template.ObjectMeta}, &d.Spec.Template.Spec
-		}},
+		}, []string{"/spec/template/metadata"}, "/spec/template/spec"},
 	{Version: "v1", Resource: "replicationcontrollers"}: {KindReplicationController, func() runtime.Object { return &corev1.ReplicationController{} },
 		func(o runtime.Object) (*metav1.ObjectMeta, []*metav1.ObjectMeta, *corev1.PodSpec) {
 			r := o.(*corev1.ReplicationController)
@@ -98,12 +102,12 @@ var workloadKinds = map[metav1.GroupVersionResource]kindOf{
 				return &r.ObjectMeta, nil, nil
 			}
 			return &r.ObjectMeta, []*metav1.ObjectMeta{&r.Spec.Template.ObjectMeta}, &r.Spec.Template.Spec
-		}},
+		}, []string{"/spec/template/metadata"}, "/spec/template/spec"},
 	{Version: "v1", Resource: "podtemplates"}: {KindPodTemplate, func() runtime.Object { return &corev1.PodTemplate{} },
 		func(o runtime.Object) (*metav1.ObjectMeta, []*metav1.ObjectMeta, *corev1.PodSpec) {
 			t := o.(*corev1.PodTemplate)
 			return &t.ObjectMeta, []*metav1.ObjectMeta{&t.Template.ObjectMeta}, &t.Template.Spec
-		}},
+		}, []string{"/template/metadata"}, "/template/spec"},
 }
 
 // isRun says whether kind gets its own run Secret (a Job or a Pod).
