@@ -19,11 +19,13 @@ echo "== create latency through the apiserver (one operator replica), ${N} objec
 # went, from the apiserver's and the operator's own histograms (bench_breakdown_test.go):
 # the apiserver's handling, its mutating (admit: the webhook and its match conditions) and
 # validating (validate: the admission policies) steps, the webhook call as the apiserver
-# saw it, the webhook's handler in the operator, and etcd's create.
-go test ./internal/delivery -run '^$' -bench Admission -benchtime "${N}x" -count 1 | awk '
+# saw it, the webhook's handler in the operator, and etcd's create. Then the same creates
+# interleaved (BenchmarkAdmission/interleaved/...: five rounds of both phases, the cases
+# taking turns within a phase): p50 and p99 only, the figures to compare cases by.
+PODIUM_BENCH_N="$N" go test ./internal/delivery -run '^$' -bench Admission -benchtime "${N}x" -count 1 | awk '
   /^BenchmarkAdmission/ {
     split("", m)
     for (i = 3; i < NF; i++) if ($(i+1) ~ /-ms$/) m[$(i+1)] = $i
-    printf "%-54s p50 %6.2f  p99 %6.2f ms | apiserver %5.2f admit %5.2f validate %5.2f webhook %5.2f handler %5.2f floor %5.2f etcd %5.2f\n",
+    printf "%-68s p50 %6.2f  p99 %6.2f ms | apiserver %5.2f admit %5.2f validate %5.2f webhook %5.2f handler %5.2f floor %5.2f etcd %5.2f\n",
       $1, m["p50-ms"], m["p99-ms"], m["apiserver-ms"], m["admit-ms"], m["validate-ms"], m["webhook-ms"], m["handler-ms"], m["floor-ms"], m["etcd-ms"] }'
 echo "== $(uptime | sed 's/.*load/load/')"

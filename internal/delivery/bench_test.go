@@ -1,10 +1,12 @@
 package delivery_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -155,77 +157,119 @@ func BenchmarkAdmission(b *testing.B) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	asks := map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY,OPENAI_API_KEY", hubv1alpha1.AnnotationModels: "anthropic/claude-opus-4"}
-	for _, isolation := range []bool{false, true} {
-		setIsolation(b, isolation, p, o.Name)
-		phase := map[bool]string{false: "before-isolation", true: "isolation"}[isolation]
-		for _, tc := range []struct {
-			name        string
-			annotations map[string]string
-			pod         bool
-			floor       bool
-		}{
-			{"job-unannotated", nil, false, false},
-			{"job-floor-webhook", nil, false, true},
-			{"pod-unannotated", nil, true, false},
-			{"job-delivery", asks, false, false},
-		} {
+	cases := []benchCase{
+		{"job-unannotated", nil, false, false},
+		{"job-floor-webhook", nil, false, true},
+		{"pod-unannotated", nil, true, false},
+		{"job-delivery", asks, false, false},
+	}
+	create := func(b *testing.B, tc benchCase, name string) time.Duration {
+		var labels map[string]string
+		start := time.Now()
+		var err error
+		if tc.pod {
+			var created *corev1.Pod
+			created, err = p.CS.CoreV1().Pods(o.Name).Create(ctx, pod(name, tc.annotations), metav1.CreateOptions{})
+			if err == nil {
+				labels = created.Labels
+			}
+		} else {
+			var created *batchv1.Job
+			j := job(name, tc.annotations)
+			if tc.floor {
+				j = floorJob(name)
+			}
+			created, err = p.CS.BatchV1().Jobs(o.Name).Create(ctx, j, metav1.CreateOptions{})
+			if err == nil {
+				labels = created.Labels
+			}
+		}
+		took := time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if tc.floor != (labels["bench.podium.dev/floor-answered"] == "true") {
+			b.Fatalf("floor webhook answer label present: %v", !tc.floor)
+		}
+		runSecret, ok := labels[hubv1alpha1.LabelRunSecret]
+		if ok != (tc.annotations != nil) {
+			b.Fatalf("run Secret label present: %v", ok)
+		}
+		if ok {
+			// Untimed: a Job's run Secret is written after its create returned and then
+			// adopted by the Job; the next create starts once that is done, as an
+			// isolated create would, not beside those writes.
+			settled(b, o.Name, runSecret)
+		}
+		return took
+	}
+	phases := []string{"before-isolation", "isolation"}
+	// Each case in turn, N creates, with where its time went.
+	for i, phase := range phases {
+		setIsolation(b, i == 1, p, o.Name)
+		for _, tc := range cases {
 			b.Run(phase+"/"+tc.name, func(b *testing.B) {
 				durations := make([]time.Duration, 0, b.N)
 				resource := map[bool]string{false: "jobs", true: "pods"}[tc.pod]
 				before := scrapeTotals(b, clientset, resource)
 				b.ResetTimer()
 				for i := range b.N {
-					name := fmt.Sprintf("%s-%s-%d-%d", phase, tc.name, b.N, i)
-					var labels map[string]string
-					start := time.Now()
-					var err error
-					if tc.pod {
-						var created *corev1.Pod
-						created, err = p.CS.CoreV1().Pods(o.Name).Create(ctx, pod(name, tc.annotations), metav1.CreateOptions{})
-						if err == nil {
-							labels = created.Labels
-						}
-					} else {
-						var created *batchv1.Job
-						j := job(name, tc.annotations)
-						if tc.floor {
-							j = floorJob(name)
-						}
-						created, err = p.CS.BatchV1().Jobs(o.Name).Create(ctx, j, metav1.CreateOptions{})
-						if err == nil {
-							labels = created.Labels
-						}
-					}
-					durations = append(durations, time.Since(start))
-					if err != nil {
-						b.Fatal(err)
-					}
-					if tc.floor != (labels["bench.podium.dev/floor-answered"] == "true") {
-						b.Fatalf("floor webhook answer label present: %v", !tc.floor)
-					}
-					name, ok := labels[hubv1alpha1.LabelRunSecret]
-					if ok != (tc.annotations != nil) {
-						b.Fatalf("run Secret label present: %v", ok)
-					}
-					if ok {
-						// Untimed: a Job's run Secret is written after its create returned
-						// and then adopted by the Job; the next create starts once that is
-						// done, as an isolated create would, not beside those writes.
-						settled(b, o.Name, name)
-					}
+					durations = append(durations, create(b, tc, fmt.Sprintf("%s-%s-%d-%d", phase, tc.name, b.N, i)))
 				}
 				b.StopTimer()
 				reportBreakdown(b, before, scrapeTotals(b, clientset, resource), b.N)
 				p.warnings.take()
-				slices.Sort(durations)
-				q := func(f float64) float64 {
-					return float64(durations[int(f*float64(len(durations)-1))].Microseconds()) / 1000
-				}
-				b.ReportMetric(q(0.5), "p50-ms")
-				b.ReportMetric(q(0.99), "p99-ms")
+				reportQuantiles(b, durations)
 			})
 		}
 	}
+	// The same creates interleaved, the comparison the targets are about: the phases
+	// alternate interleavedRounds times and, within a phase, the cases take turns, one
+	// create each, so that what drifts during a run (etcd's size, the Go heaps, the other
+	// processes of the machine) weighs on every case alike.
+	const interleavedRounds = 5
+	durations := map[string][]time.Duration{}
+	perCase, err := strconv.Atoi(cmp.Or(os.Getenv("PODIUM_BENCH_N"), "200")) // the script's N
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := max(perCase/interleavedRounds, 1)
+	for round := range interleavedRounds {
+		for i, phase := range phases {
+			setIsolation(b, i == 1, p, o.Name)
+			for k := range n {
+				for _, tc := range cases {
+					key := phase + "/" + tc.name
+					durations[key] = append(durations[key], create(b, tc, fmt.Sprintf("mix-%s-%s-%d-%d", phase, tc.name, round, k)))
+				}
+			}
+		}
+	}
+	p.warnings.take()
+	for _, phase := range phases {
+		for _, tc := range cases {
+			key := phase + "/" + tc.name
+			b.Run("interleaved/"+key, func(b *testing.B) { reportQuantiles(b, durations[key]) })
+		}
+	}
+}
+
+// benchCase is one kind of create BenchmarkAdmission measures.
+type benchCase struct {
+	name        string
+	annotations map[string]string
+	pod         bool // a Pod, else a Job
+	floor       bool // sent to the floor webhook
+}
+
+// reportQuantiles reports p50 and p99 of durations (sorted in place).
+func reportQuantiles(b *testing.B, durations []time.Duration) {
+	slices.Sort(durations)
+	q := func(f float64) float64 {
+		return float64(durations[int(f*float64(len(durations)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
 }
 
 // adopted polls until n granted Secrets of ns are adopted by their HostedSecrets (owned
