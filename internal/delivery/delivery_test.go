@@ -276,13 +276,19 @@ var _ = Describe("Delivery into Jobs", func() {
 		Eventually(func() string { return ownerUID(runSecret(acme.Name, name)) }).Should(Equal(string(created.UID)))
 	})
 
-	It("deletes a run Secret no Job was created with", func() {
+	It("writes no run Secret for a Job that was not stored, and deletes one no run was created with", func() {
 		_, err := alice.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("twice", map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY"}), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		// Admission runs (and makes a run Secret) before the name conflict is found.
+		Eventually(func() int { return runSecretCount(acme.Name) }).Should(Equal(1))
+		By("admission gives the second Job a run Secret before the name conflict refuses it; it is never written")
 		_, err = alice.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("twice", map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY"}), metav1.CreateOptions{})
 		Expect(apierrors.IsAlreadyExists(err)).To(BeTrue(), "%v", err)
-		Eventually(func() int { return runSecretCount(acme.Name) }).Should(Equal(2), "a Job's run Secret is written right after its admission answered")
+		// The write waits for the Job's store at most ReissueAfter, then gives up.
+		Consistently(func() int { return runSecretCount(acme.Name) }, delivery.ReissueAfter+2*time.Second, 500*time.Millisecond).Should(Equal(1))
+		By("a run Secret whose run never appears (written by hand here) is deleted after the grace")
+		stray := delivery.RunSecret(acme.Name, delivery.RunSecretName(), delivery.KindJob, alice.User, delivery.Plan{})
+		Expect(k8sClient.Create(ctx, stray)).To(Succeed())
+		Expect(runSecretCount(acme.Name)).To(Equal(2))
 		Eventually(func() int { return runSecretCount(acme.Name) }, orphanGrace+30*time.Second).Should(Equal(1))
 	})
 

@@ -10,8 +10,10 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -19,8 +21,8 @@ import (
 
 // A Job's Pods are made by its controller after the Job is stored, and only they read its
 // run Secret; so admission answers a Job without waiting for its run Secret's write, and
-// writes it (and the last-use bookkeeping of every run) right after, in the background
-// (docs/secrets.md, "When the run Secret is written"). A Pod starts at once: its run
+// writes it (and the last-use bookkeeping of every run) in the background once the Job
+// is stored, owned by the Job (docs/secrets.md, "When the run Secret is written"). A Pod starts at once: its run
 // Secret is written before its admission answers. Should the background write not
 // happen (the operator stopped between the two), the run Secret controller writes it
 // again from what admission recorded on the Job (Reissue).
@@ -38,6 +40,34 @@ func inBackground(f func(ctx context.Context)) {
 		defer cancel()
 		f(ctx)
 	}()
+}
+
+// storedJob waits until the Job admission gave run Secret name is in the cache c reads
+// (its watch event: the Job is stored), at most ReissueAfter, and returns it; nil when it
+// does not come (refused after admission answered: no run Secret is written for it; or
+// the cache is that far behind: Reissue writes it). Waiting for the store means the run
+// Secret's write does not share the apiserver with the Job's own create, and the Secret
+// is owned by its Job from its first write (no adoption write).
+func storedJob(ctx context.Context, c client.Reader, runsOf func(string) client.ListOption, namespace, name string) *batchv1.Job {
+	ctx, cancel := context.WithTimeout(ctx, ReissueAfter)
+	defer cancel()
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		list := &batchv1.JobList{}
+		if err := c.List(ctx, list, client.InNamespace(namespace), runsOf(name)); err == nil && len(list.Items) == 1 {
+			return &list.Items[0]
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// ownedBy makes job the controller of its run Secret s.
+func ownedBy(s *corev1.Secret, job *batchv1.Job) {
+	s.OwnerReferences = []metav1.OwnerReference{{APIVersion: batchv1.SchemeGroupVersion.String(), Kind: KindJob,
+		Name: job.Name, UID: job.UID, Controller: ptr.To(true)}}
 }
 
 // createRunSecret creates s, retrying while the apiserver fails; a Secret of that name

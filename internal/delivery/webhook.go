@@ -47,6 +47,16 @@ type Injector struct {
 	MarkUsed func(context.Context, []*hubv1alpha1.HostedSecret) error
 	Decoder  admission.Decoder
 	Log      logr.Logger
+	// RunsOf selects, in Client's reads, the runs given run Secret name (the cache's
+	// field index); nil selects them by label.
+	RunsOf func(name string) client.ListOption
+}
+
+func (in *Injector) runsOf(name string) client.ListOption {
+	if in.RunsOf != nil {
+		return in.RunsOf(name)
+	}
+	return client.MatchingLabels{hubv1alpha1.LabelRunSecret: name}
 }
 
 var _ admission.Handler = &Injector{}
@@ -179,8 +189,8 @@ func (in *Injector) deliver(ctx context.Context, req admission.Request, r *run, 
 }
 
 // afterAnswer writes, once admission has answered, a Job's run Secret (nil for a Pod's,
-// written already) and when the delivered secrets were last used: neither holds up the
-// create.
+// written already) once the Job is stored, and when the delivered secrets were last used:
+// neither holds up the create.
 func (in *Injector) afterAnswer(namespace string, secret *corev1.Secret, plan Plan) {
 	all := plan.All()
 	used := make([]*hubv1alpha1.HostedSecret, len(all))
@@ -189,7 +199,13 @@ func (in *Injector) afterAnswer(namespace string, secret *corev1.Secret, plan Pl
 	}
 	inBackground(func(ctx context.Context) {
 		if secret != nil {
-			createRunSecret(ctx, in.Client, secret, in.Log)
+			if job := storedJob(ctx, in.Client, in.runsOf, namespace, secret.Name); job != nil {
+				ownedBy(secret, job)
+				createRunSecret(ctx, in.Client, secret, in.Log)
+			} else {
+				in.Log.V(1).Info("A Job given a run Secret was not stored (refused after admission, or the cache is behind: the run Secret controller reissues it)",
+					"namespace", namespace, "runSecret", secret.Name)
+			}
 		}
 		if err := in.MarkUsed(ctx, used); err != nil {
 			// Delivery succeeded; only the bookkeeping did not.

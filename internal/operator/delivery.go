@@ -13,12 +13,14 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/controllers"
 	"podium.dev/podium/internal/delivery"
+	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/metrics"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/servingcert"
@@ -101,6 +103,7 @@ func webhookHandler(mgr manager.Manager, c *components, resolver *delivery.Resol
 	injector := &delivery.Injector{
 		Resolver: resolver,
 		Client:   mgr.GetClient(),
+		RunsOf:   func(name string) client.ListOption { return client.MatchingFields{index.RunSecretOf: name} },
 		MarkUsed: func(ctx context.Context, used []*hubv1alpha1.HostedSecret) error {
 			now := time.Now()
 			var errs []error
