@@ -1,6 +1,8 @@
 package secrets_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,6 +59,20 @@ func TestNeedsRecord(t *testing.T) {
 	} {
 		if got := secrets.NeedsRecord(tc.name); got != tc.want {
 			t.Errorf("NeedsRecord(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestGrantedPrefixInPolicies: the admission policies that refuse a Pod naming a granted
+// Secret and a grant under another name spell the reserved prefix as GrantedPrefix does.
+func TestGrantedPrefixInPolicies(t *testing.T) {
+	for _, f := range []string{"run_secret_binding.yaml", "run_secret_granted.yaml"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "config", "admission", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "startsWith('"+secrets.GrantedPrefix+"')") {
+			t.Errorf("%s does not test names against %q", f, secrets.GrantedPrefix)
 		}
 	}
 }
