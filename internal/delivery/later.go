@@ -22,10 +22,10 @@ import (
 // A Job's Pods are made by its controller after the Job is stored, and only they read its
 // run Secret; so admission answers a Job without waiting for its run Secret's write, and
 // writes it (and the last-use bookkeeping of every run) in the background once the Job
-// is stored, owned by the Job (docs/secrets.md, "When the run Secret is written"). A Pod starts at once: its run
-// Secret is written before its admission answers. Should the background write not
-// happen (the operator stopped between the two), the run Secret controller writes it
-// again from what admission recorded on the Job (Reissue).
+// is stored, owned by the Job (docs/secrets.md, "When the run Secret is written"). A Pod
+// starts at once: its run Secret is written before its admission answers. Should the
+// background write not happen (the operator stopped between the two), the run Secret
+// controller writes it again from what admission recorded on the Job (Reissue).
 
 // laterBackoff retries a background write that failed for a moment (apiserver busy or
 // restarting): about 30 s in all.
@@ -51,7 +51,7 @@ func inBackground(f func(ctx context.Context)) {
 func storedJob(ctx context.Context, c client.Reader, runsOf func(string) client.ListOption, namespace, name string) *batchv1.Job {
 	ctx, cancel := context.WithTimeout(ctx, ReissueAfter)
 	defer cancel()
-	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
 		list := &batchv1.JobList{}
 		if err := c.List(ctx, list, client.InNamespace(namespace), runsOf(name)); err == nil && len(list.Items) == 1 {
 			return &list.Items[0]
@@ -59,7 +59,7 @@ func storedJob(ctx context.Context, c client.Reader, runsOf func(string) client.
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(wait):
+		case <-time.After(pause):
 		}
 	}
 }
