@@ -9,10 +9,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -269,7 +267,7 @@ func runsOf(uncached bool, name string) client.ListOption {
 	if uncached {
 		return client.MatchingLabels{hubv1alpha1.LabelRunSecret: name}
 	}
-	return client.MatchingFields{index.RunSecretOf: name}
+	return index.RunsOf(name)
 }
 
 // runsListed lists the runs (Jobs or Pods) opts select into list, whose items are
@@ -292,14 +290,8 @@ func runsListed[T any, P interface {
 // adopt makes the run its Secret's controller, so that deleting the run deletes the
 // Secret (garbage collection) even when the operator is not running.
 func (r *RunSecretReconciler) adopt(ctx context.Context, s *corev1.Secret, kind string, obj client.Object) error {
-	apiVersion := "v1"
-	if kind == delivery.KindJob {
-		apiVersion = batchv1.SchemeGroupVersion.String()
-	}
 	want := s.DeepCopy()
-	want.OwnerReferences = append(want.OwnerReferences, metav1.OwnerReference{
-		APIVersion: apiVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID(), Controller: ptr.To(true),
-	})
+	want.OwnerReferences = append(want.OwnerReferences, delivery.RunOwnerRef(kind, obj))
 	// Metadata only: the data is neither sent nor compared.
 	if err := r.Client.Patch(ctx, want, client.MergeFromWithOptions(s, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("adopting run Secret %s/%s: %w", s.Namespace, s.Name, err)

@@ -64,10 +64,14 @@ func storedJob(ctx context.Context, c client.Reader, runsOf func(string) client.
 	}
 }
 
-// ownedBy makes job the controller of its run Secret s.
-func ownedBy(s *corev1.Secret, job *batchv1.Job) {
-	s.OwnerReferences = []metav1.OwnerReference{{APIVersion: batchv1.SchemeGroupVersion.String(), Kind: KindJob,
-		Name: job.Name, UID: job.UID, Controller: ptr.To(true)}}
+// RunOwnerRef is the reference that makes run, of kind (KindJob or KindPod), its run
+// Secret's controller, so that deleting the run deletes the Secret (garbage collection).
+func RunOwnerRef(kind string, run client.Object) metav1.OwnerReference {
+	apiVersion := "v1"
+	if kind == KindJob {
+		apiVersion = batchv1.SchemeGroupVersion.String()
+	}
+	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: run.GetName(), UID: run.GetUID(), Controller: ptr.To(true)}
 }
 
 // createRunSecret creates s, retrying while the apiserver fails; a Secret of that name

@@ -19,7 +19,8 @@ type decoded struct {
 	spec                *corev1.PodSpec
 }
 
-// snapshot records what r holds now (decode calls it).
+// snapshot records what r holds now: create and update call it on the run they answer
+// with a patch, before changing it.
 func (r *run) snapshot() {
 	r.before.labels = []map[string]string{maps.Clone(r.meta.Labels)}
 	r.before.annotations = []map[string]string{maps.Clone(r.meta.Annotations)}
@@ -37,8 +38,12 @@ func (r *run) snapshot() {
 // there): the object's labels and annotations, a template's metadata, and in the pod
 // spec the containers, init containers (env) and imagePullSecrets. That is all admission
 // changes (forget, record, InjectEnv, InjectPullSecret). ok is false when anything else
-// of the pod spec differs: the caller then diffs the whole object instead.
+// of the pod spec differs, or r was never snapshot: the caller then diffs the whole
+// object instead.
 func (r *run) patchOps() (ops []jsonpatch.JsonPatchOperation, ok bool) {
+	if r.before.labels == nil {
+		return nil, false // never snapshot: nothing to compare with, so the diff
+	}
 	if !maps.Equal(r.before.labels[0], r.meta.Labels) {
 		ops = append(ops, jsonpatch.NewOperation("add", "/metadata/labels", r.meta.Labels))
 	}

@@ -47,16 +47,9 @@ type Injector struct {
 	MarkUsed func(context.Context, []*hubv1alpha1.HostedSecret) error
 	Decoder  admission.Decoder
 	Log      logr.Logger
-	// RunsOf selects, in Client's reads, the runs given run Secret name (the cache's
-	// field index); nil selects them by label.
+	// RunsOf selects, in Client's (cached) reads, the runs given run Secret name: the
+	// cache's field index (index.RunsOf).
 	RunsOf func(name string) client.ListOption
-}
-
-func (in *Injector) runsOf(name string) client.ListOption {
-	if in.RunsOf != nil {
-		return in.RunsOf(name)
-	}
-	return client.MatchingLabels{hubv1alpha1.LabelRunSecret: name}
 }
 
 var _ admission.Handler = &Injector{}
@@ -87,9 +80,7 @@ func (in *Injector) decode(req admission.Request, raw runtime.RawExtension) (*ru
 		return nil, err
 	}
 	meta, templates, spec := k.parts(obj)
-	r := &run{kind: k.kind, obj: obj, meta: meta, templates: templates, spec: spec, paths: k}
-	r.snapshot()
-	return r, nil
+	return &run{kind: k.kind, obj: obj, meta: meta, templates: templates, spec: spec, paths: k}, nil
 }
 
 // Handle answers one admission request.
@@ -115,11 +106,13 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 		return admission.Allowed("")
 	}
 	requester := req.UserInfo.Username
-	if IsWorkloadController(requester) {
-		// A built-in controller copies what it creates from a template admission saw.
-		if !isRun(r.kind) || (r.kind == KindPod && controlledByJob(r.meta)) || recordsDelivery(r.meta) {
-			return admission.Allowed("") // a Job's Pod, a Deployment's ReplicaSet: as the template made it
-		}
+	controller := IsWorkloadController(requester)
+	// A built-in controller copies what it creates from a template admission saw.
+	if controller && (!isRun(r.kind) || (r.kind == KindPod && controlledByJob(r.meta)) || recordsDelivery(r.meta)) {
+		return admission.Allowed("") // a Job's Pod, a Deployment's ReplicaSet: as the template made it
+	}
+	r.snapshot() // what the answer's patch is made against (patch.go)
+	if controller {
 		// A CronJob's Job, a ReplicaSet's or StatefulSet's Pod: a run of whoever
 		// admission recorded on its template.
 		requester = r.meta.Annotations[hubv1alpha1.AnnotationRequester]
@@ -199,8 +192,8 @@ func (in *Injector) afterAnswer(namespace string, secret *corev1.Secret, plan Pl
 	}
 	inBackground(func(ctx context.Context) {
 		if secret != nil {
-			if job := storedJob(ctx, in.Client, in.runsOf, namespace, secret.Name); job != nil {
-				ownedBy(secret, job)
+			if job := storedJob(ctx, in.Client, in.RunsOf, namespace, secret.Name); job != nil {
+				secret.OwnerReferences = []metav1.OwnerReference{RunOwnerRef(KindJob, job)}
 				createRunSecret(ctx, in.Client, secret, in.Log)
 			} else {
 				in.Log.V(1).Info("A Job given a run Secret was not stored (refused after admission, or the cache is behind: the run Secret controller reissues it)",
@@ -230,6 +223,7 @@ func (in *Injector) update(req admission.Request) admission.Response {
 	if cur == nil || old == nil {
 		return admission.Allowed("")
 	}
+	cur.snapshot() // what the answer's patch is made against (patch.go)
 	cur.forget()
 	if !isRun(cur.kind) && !IsWorkloadController(req.UserInfo.Username) && templateChanged(old, cur) {
 		cur.record(hubv1alpha1.AnnotationRequester, req.UserInfo.Username)

@@ -74,6 +74,9 @@ func Fields() []Field {
 	)
 }
 
+// RunsOf selects, in a cached read, the Jobs or Pods admission gave run Secret name.
+func RunsOf(name string) client.ListOption { return client.MatchingFields{RunSecretOf: name} }
+
 // runSecretOf is the RunSecretOf index function: a run's run Secret, if any.
 func runSecretOf(o client.Object) []string {
 	if name := o.GetLabels()[hubv1alpha1.LabelRunSecret]; name != "" {

@@ -23,6 +23,7 @@ var queryNames = map[string]string{
 	"index.RowBoard":      RowBoard,
 	"index.RunSecretUses": RunSecretUses,
 	"index.RunSecretOf":   RunSecretOf,
+	"RunSecretOf":         RunSecretOf, // inside internal/index (RunsOf)
 	"secrets.SlotIndex":   secrets.SlotIndex,
 	"SlotIndex":           secrets.SlotIndex, // inside internal/secrets
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -103,7 +102,7 @@ func webhookHandler(mgr manager.Manager, c *components, resolver *delivery.Resol
 	injector := &delivery.Injector{
 		Resolver: resolver,
 		Client:   mgr.GetClient(),
-		RunsOf:   func(name string) client.ListOption { return client.MatchingFields{index.RunSecretOf: name} },
+		RunsOf:   index.RunsOf,
 		MarkUsed: func(ctx context.Context, used []*hubv1alpha1.HostedSecret) error {
 			now := time.Now()
 			var errs []error
