@@ -74,9 +74,9 @@ func benchSetup(b *testing.B) {
 }
 
 // isolationBindings are the bindings of the run isolation admission policies
-// (config/admission/run_*.yaml): run Secret binding and reach, granted Secrets, run
-// integrity, run identity.
-var isolationBindings = []string{"podium-run-secret-binding", "podium-granted-secrets", "podium-run-integrity", "podium-run-identity"}
+// (config/admission/run_*.yaml): run isolation (run Secret reach and binding, granted
+// Secrets named by Pods, run identity), grants' names, run integrity.
+var isolationBindings = []string{"podium-run-isolation", "podium-granted-secrets", "podium-run-integrity"}
 
 // setIsolation removes the run isolation policies' bindings (on false) or puts them back
 // (on true), and waits until the apiserver acts accordingly for p in ns.

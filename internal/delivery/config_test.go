@@ -59,11 +59,11 @@ var _ = Describe("The shipped webhook configuration", func() {
 		Expect(err).NotTo(HaveOccurred(), "neither is such a Job")
 	})
 
-	It("names the same workload controllers as the run Secret admission policies and the webhook", func() {
+	It("names the same workload controllers as the run isolation admission policy and the webhook", func() {
 		// The exemption list: the quoted users of "request.userInfo.username in [...]".
 		list := regexp.MustCompile(`(?s)request\.userInfo\.username in \[(.*?)\]`)
 		quoted := regexp.MustCompile(`'(system:[^']+)'`)
-		for _, f := range []string{"admission/run_secret_binding.yaml", "admission/run_identity.yaml"} {
+		for _, f := range []string{"admission/run_isolation.yaml"} {
 			data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", f))
 			Expect(err).NotTo(HaveOccurred())
 			var names []string
@@ -77,6 +77,27 @@ var _ = Describe("The shipped webhook configuration", func() {
 		data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "webhook", "manifests.yaml"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(data)).To(ContainSubstring("request.userInfo.username != '" + delivery.JobControllerUser + "'"))
+	})
+
+	It("writes podium-run-identity's condition once: the match condition holds the variable's text", func() {
+		data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "admission", "run_isolation.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		policy := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+		Expect(yaml.Unmarshal([]byte(strings.SplitN(string(data), "\n---\n", 2)[0]), policy)).To(Succeed())
+		text := func(expression string) string { return strings.Join(strings.Fields(expression), " ") }
+		var condition, variable string
+		for _, mc := range policy.Spec.MatchConditions {
+			if mc.Name == "names-a-secret-or-runs-as-another-user" {
+				condition = text(mc.Expression)
+			}
+		}
+		for _, v := range policy.Spec.Variables {
+			if v.Name == "runsAsAnotherUser" {
+				variable = text(v.Expression)
+			}
+		}
+		Expect(variable).To(ContainSubstring("authorizer.serviceAccount"))
+		Expect(condition).To(HaveSuffix("|| (" + variable + ")"))
 	})
 
 	It("renders in config/default and, with cert-manager, in config/certmanager", func() {

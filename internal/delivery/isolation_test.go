@@ -360,14 +360,14 @@ var _ = Describe("Run Secret isolation", Ordered, ContinueOnFailure, func() {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: acme.Name}, ns)).To(Succeed())
 			g.Expect(strings.Split(ns.Annotations[hubv1alpha1.AnnotationGrantedSecrets], ",")).To(ContainElement(legacy))
 		}).Should(Succeed())
-		By("refused by podium-run-secret-binding's list, everywhere a Pod reads a Secret")
+		By("refused by podium-run-isolation's list, everywhere a Pod reads a Secret")
 		for _, p := range attackers() {
 			for _, how := range []func(string) func(*corev1.PodSpec){
 				func(n string) func(*corev1.PodSpec) { return withEnv(n, "value") }, withEnvFrom, secretVolume, projectedVolume, withPull, csiVolume,
 			} {
 				err := asPod(p.CS, acme.Name, how(legacy))
 				refusedBy(err, "podium-granted-secret", grantedValue)
-				Expect(err.Error()).To(ContainSubstring("podium-run-secret-binding"))
+				Expect(err.Error()).To(ContainSubstring("podium-run-isolation"))
 			}
 			refusedBy(asCronJob(p.CS, acme.Name, withInitEnv(legacy, "value")), "podium-granted-secret", grantedValue)
 			refusedBy(asDeployment(p.CS, acme.Name, secretVolume(legacy)), "podium-granted-secret", grantedValue)

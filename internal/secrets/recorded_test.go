@@ -66,7 +66,7 @@ func TestNeedsRecord(t *testing.T) {
 // TestGrantedPrefixInPolicies: the admission policies that refuse a Pod naming a granted
 // Secret and a grant under another name spell the reserved prefix as GrantedPrefix does.
 func TestGrantedPrefixInPolicies(t *testing.T) {
-	for _, f := range []string{"run_secret_binding.yaml", "run_secret_granted.yaml"} {
+	for _, f := range []string{"run_isolation.yaml", "run_secret_granted.yaml"} {
 		data, err := os.ReadFile(filepath.Join("..", "..", "config", "admission", f))
 		if err != nil {
 			t.Fatal(err)

@@ -246,7 +246,7 @@ func runPolicyProbe(ns, name string) ([]client.Object, *corev1.PodTemplate) {
 }
 
 // awaitRunPolicies waits until the run policies (config/admission/run_integrity.yaml,
-// run_identity.yaml) are enforced: as probeUser, a server-side dry-run create of a Pod
+// and run_isolation.yaml's rule podium-run-identity) are enforced: as probeUser, a server-side dry-run create of a Pod
 // running as a ServiceAccount that stands for a Podium user, and a dry-run update of the
 // image of a PodTemplate recorded as another requester's delivered run, are both refused.
 func awaitRunPolicies(ctx context.Context, c client.Client, cfg *rest.Config) error {
