@@ -166,6 +166,9 @@ func run() error {
 		// config/admission/row_metadata.yaml replaced (docs/deploy.md, "Upgrade").
 		{"delete", "mutatingadmissionpolicybinding,mutatingadmissionpolicy", "podium-row-created-by", "podium-row-updated-by",
 			"podium-row-board-label", "podium-row-board-label-removal", "--ignore-not-found"},
+		// ... and the two run policies config/admission/run_isolation.yaml replaced.
+		{"delete", "validatingadmissionpolicybinding,validatingadmissionpolicy", "podium-run-secret-binding", "podium-run-identity",
+			"--ignore-not-found"},
 	}); err != nil {
 		return err
 	}
