@@ -6,12 +6,14 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -311,6 +313,58 @@ var _ = Describe("Runs cannot be changed or impersonated", Ordered, ContinueOnFa
 		Expect(createPod(platform, "platform-as-alice", podSpec("alice", "eval:1"))).To(Succeed())
 		Expect(patchImage(queue, "pods", aliceJobPod)).To(Succeed())
 	})
+
+	// The delivery webhook puts Podium's recorded keys back on every update of a run that
+	// carries them; the integrity policy is the apiserver's own backstop should the
+	// webhook not be in the way (a configuration edited by hand). Last in this ordered
+	// container: the webhook skips the namespace until the cleanup.
+	It("TestRunPolicyBackstop: without the webhook, the apiserver itself refuses a member's change to Podium's recorded keys", func() {
+		const skip = "test.podium.dev/no-delivery-webhook"
+		hook := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "podium-delivery"}, hook)).To(Succeed())
+		before := hook.DeepCopy()
+		for i := range hook.Webhooks {
+			hook.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: skip, Operator: metav1.LabelSelectorOpDoesNotExist}}}
+		}
+		Expect(k8sClient.Update(ctx, hook)).To(Succeed())
+		DeferCleanup(func() {
+			Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				cur := &admissionregistrationv1.MutatingWebhookConfiguration{}
+				if err := k8sClient.Get(ctx, client.ObjectKey{Name: "podium-delivery"}, cur); err != nil {
+					return err
+				}
+				for i := range cur.Webhooks {
+					cur.Webhooks[i].NamespaceSelector = before.Webhooks[i].NamespaceSelector
+				}
+				return k8sClient.Update(ctx, cur)
+			})).To(Succeed())
+		})
+		_, err := clientset.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, []byte(`{"metadata":{"labels":{"`+skip+`":"true"}}}`), metav1.PatchOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() {
+			_, err := clientset.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, []byte(`{"metadata":{"labels":{"`+skip+`":null}}}`), metav1.PatchOptions{})
+			Expect(err).NotTo(HaveOccurred())
+		})
+		Expect(createPod(bob, "unmarked-bob", podSpec("", "tool:1"))).To(Succeed())
+		for _, p := range []person{bob, carol} {
+			for what, patch := range map[string]string{
+				"remove the requester recorded on alice's Pod":   `{"metadata":{"annotations":{"` + hubv1alpha1.AnnotationRequester + `":null}}}`,
+				"record oneself as the requester of alice's Pod": `{"metadata":{"annotations":{"` + hubv1alpha1.AnnotationRequester + `":"` + p.User + `"}}}`,
+			} {
+				Eventually(func(g Gomega) {
+					_, err := p.CS.CoreV1().Pods(ns).Patch(ctx, alicePod, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+					g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%s: %s: %v", p.Name, what, err)
+					g.Expect(err.Error()).To(ContainSubstring("recorded by admission"))
+					g.Expect(err.Error()).To(ContainSubstring("podium-run-integrity"))
+				}).Should(Succeed())
+			}
+			By(p.Name + " marks an unmarked Pod as a run delivered to alice")
+			_, err := p.CS.CoreV1().Pods(ns).Patch(ctx, "unmarked-bob", types.MergePatchType,
+				[]byte(`{"metadata":{"annotations":{"`+hubv1alpha1.AnnotationRequester+`":"`+alice.User+`"},"labels":{"`+hubv1alpha1.LabelRunSecret+`":"`+runSecretOf(ns, alicePod)+`"}}}`), metav1.PatchOptions{})
+			Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%s: %v", p.Name, err)
+			Expect(err.Error()).To(ContainSubstring("recorded by admission"))
+		}
+	})
 })
 
 // patchImage sets the image of the container "main" of a Pod, or of the pod template of
@@ -385,4 +439,12 @@ func labels(app string) metav1.ObjectMeta {
 func alwaysRestart(s corev1.PodSpec) corev1.PodSpec {
 	s.RestartPolicy = corev1.RestartPolicyAlways
 	return s
+}
+
+// runSecretOf is the run Secret recorded on the Pod ns/name.
+func runSecretOf(ns, name string) string {
+	pod, err := clientset.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(pod.Labels).To(HaveKey(hubv1alpha1.LabelRunSecret))
+	return pod.Labels[hubv1alpha1.LabelRunSecret]
 }
