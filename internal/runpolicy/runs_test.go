@@ -320,24 +320,26 @@ var _ = Describe("Runs cannot be changed or impersonated", Ordered, ContinueOnFa
 	// container: the webhook skips the namespace until the cleanup.
 	It("TestRunPolicyBackstop: without the webhook, the apiserver itself refuses a member's change to Podium's recorded keys", func() {
 		const skip = "test.podium.dev/no-delivery-webhook"
-		hook := &admissionregistrationv1.MutatingWebhookConfiguration{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "podium-delivery"}, hook)).To(Succeed())
-		before := hook.DeepCopy()
-		for i := range hook.Webhooks {
-			hook.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: skip, Operator: metav1.LabelSelectorOpDoesNotExist}}}
-		}
-		Expect(k8sClient.Update(ctx, hook)).To(Succeed())
-		DeferCleanup(func() {
-			Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		// The operator writes the configuration's caBundle too: retried on a conflict.
+		setSelector := func(selector func(i int) *metav1.LabelSelector) error {
+			return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 				cur := &admissionregistrationv1.MutatingWebhookConfiguration{}
 				if err := k8sClient.Get(ctx, client.ObjectKey{Name: "podium-delivery"}, cur); err != nil {
 					return err
 				}
 				for i := range cur.Webhooks {
-					cur.Webhooks[i].NamespaceSelector = before.Webhooks[i].NamespaceSelector
+					cur.Webhooks[i].NamespaceSelector = selector(i)
 				}
 				return k8sClient.Update(ctx, cur)
-			})).To(Succeed())
+			})
+		}
+		before := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "podium-delivery"}, before)).To(Succeed())
+		Expect(setSelector(func(int) *metav1.LabelSelector {
+			return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: skip, Operator: metav1.LabelSelectorOpDoesNotExist}}}
+		})).To(Succeed())
+		DeferCleanup(func() {
+			Expect(setSelector(func(i int) *metav1.LabelSelector { return before.Webhooks[i].NamespaceSelector })).To(Succeed())
 		})
 		_, err := clientset.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, []byte(`{"metadata":{"labels":{"`+skip+`":"true"}}}`), metav1.PatchOptions{})
 		Expect(err).NotTo(HaveOccurred())
