@@ -36,7 +36,7 @@ var _ = Describe("Runs cannot be changed or impersonated", Ordered, ContinueOnFa
 	// alice's runs: a bare Pod and a Job's Pod holding her delivered key, a Deployment
 	// and a CronJob whose templates record a delivery to her, and a Deployment running
 	// as her own ServiceAccount with the Pod its ReplicaSet made.
-	var alicePod, aliceJobPod, aliceAsAlicePod string
+	var alicePod, alicePodRunSecret, aliceJobPod, aliceAsAlicePod string
 	const aliceDeploy, aliceCron, aliceAsAlice = "alice-deploy", "alice-cron", "alice-as-alice"
 
 	BeforeAll(func() {
@@ -65,7 +65,7 @@ var _ = Describe("Runs cannot be changed or impersonated", Ordered, ContinueOnFa
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pod.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelRunSecret, HavePrefix("podium-run-")))
 		Expect(pod.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, alice.User))
-		alicePod = pod.Name
+		alicePod, alicePodRunSecret = pod.Name, pod.Labels[hubv1alpha1.LabelRunSecret]
 		Expect(pod.Labels[hubv1alpha1.LabelRunSecret]).NotTo(BeEmpty())
 
 		By("alice's Job gets her key, and the Job controller makes its Pod")
@@ -362,7 +362,7 @@ var _ = Describe("Runs cannot be changed or impersonated", Ordered, ContinueOnFa
 			}
 			By(p.Name + " marks an unmarked Pod as a run delivered to alice")
 			_, err := p.CS.CoreV1().Pods(ns).Patch(ctx, "unmarked-bob", types.MergePatchType,
-				[]byte(`{"metadata":{"annotations":{"`+hubv1alpha1.AnnotationRequester+`":"`+alice.User+`"},"labels":{"`+hubv1alpha1.LabelRunSecret+`":"`+runSecretOf(ns, alicePod)+`"}}}`), metav1.PatchOptions{})
+				[]byte(`{"metadata":{"annotations":{"`+hubv1alpha1.AnnotationRequester+`":"`+alice.User+`"},"labels":{"`+hubv1alpha1.LabelRunSecret+`":"`+alicePodRunSecret+`"}}}`), metav1.PatchOptions{})
 			Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%s: %v", p.Name, err)
 			Expect(err.Error()).To(ContainSubstring("recorded by admission"))
 		}
@@ -441,12 +441,4 @@ func labels(app string) metav1.ObjectMeta {
 func alwaysRestart(s corev1.PodSpec) corev1.PodSpec {
 	s.RestartPolicy = corev1.RestartPolicyAlways
 	return s
-}
-
-// runSecretOf is the run Secret recorded on the Pod ns/name.
-func runSecretOf(ns, name string) string {
-	pod, err := clientset.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(pod.Labels).To(HaveKey(hubv1alpha1.LabelRunSecret))
-	return pod.Labels[hubv1alpha1.LabelRunSecret]
 }
