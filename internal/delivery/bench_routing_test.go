@@ -2,15 +2,12 @@ package delivery_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 
 	"podium.dev/podium/internal/testenv"
 )
@@ -36,12 +33,8 @@ const preIsolationRouting = `[object, oldObject].exists(o, o != null && (
 // is the condition alone. Reported in ms per create: shipped-ms, pre-isolation-ms.
 func BenchmarkRoutingCondition(b *testing.B) {
 	benchSetup(b)
-	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "webhook", "manifests.yaml"))
+	shipped, err := testenv.ShippedWebhook()
 	if err != nil {
-		b.Fatal(err)
-	}
-	shipped := &admissionregistrationv1.MutatingWebhookConfiguration{}
-	if err := yaml.UnmarshalStrict(data, shipped); err != nil {
 		b.Fatal(err)
 	}
 	none := admissionregistrationv1.SideEffectClassNone

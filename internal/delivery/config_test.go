@@ -22,10 +22,8 @@ import (
 
 var _ = Describe("The shipped webhook configuration", func() {
 	It("blocks only runs that ask for secrets when the operator does not answer", func() {
-		data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "webhook", "manifests.yaml"))
+		down, err := testenv.ShippedWebhook()
 		Expect(err).NotTo(HaveOccurred())
-		down := &admissionregistrationv1.MutatingWebhookConfiguration{}
-		Expect(yaml.UnmarshalStrict(data, down)).To(Succeed())
 		Expect(down.Webhooks).To(HaveLen(1))
 		Expect(down.Webhooks[0].FailurePolicy).To(Equal(ptr.To(admissionregistrationv1.Fail)))
 		// The same configuration, pointing at a port nothing listens on (port 1). Both

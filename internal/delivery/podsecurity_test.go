@@ -28,10 +28,7 @@ var _ = Describe("The sample org namespace", func() {
 		Expect(yaml.UnmarshalStrict(data, sample)).To(Succeed())
 		Expect(sample.Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", BeElementOf("baseline", "restricted")))
 
-		ns := testenv.Namespace("podsecurity")
-		ns.Labels = sample.Labels
-		Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-		o := org{Name: ns.Name, UID: string(ns.UID)}
+		o := newLabelledOrg("podsecurity", sample.Labels)
 		nora := newSubmitter(o, "nora")
 
 		hostPath := pod("node-reader", nil)

@@ -86,8 +86,12 @@ func runSubmitterRole() *rbacv1.ClusterRole {
 
 type org struct{ Name, UID string }
 
-func newOrg(prefix string) org {
+func newOrg(prefix string) org { return newLabelledOrg(prefix, nil) }
+
+// newLabelledOrg is newOrg with labels on the org's namespace.
+func newLabelledOrg(prefix string, labels map[string]string) org {
 	ns := testenv.Namespace(prefix)
+	ns.Labels = labels
 	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
 	return org{Name: ns.Name, UID: string(ns.UID)}
 }

@@ -84,15 +84,25 @@ func StartOperatorWithDelivery(ctx context.Context, cfg *rest.Config, orphanGrac
 	return op, waitForWebhook(ctx, c)
 }
 
-// InstallWebhook creates (or replaces) the shipped MutatingWebhookConfiguration with its
-// Service reference replaced by url and no caBundle: the operator writes that.
-func InstallWebhook(ctx context.Context, c client.Client, url string) error {
+// ShippedWebhook is the MutatingWebhookConfiguration of config/webhook/manifests.yaml, as
+// shipped.
+func ShippedWebhook() (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
 	data, err := os.ReadFile(filepath.Join(RepoRoot(), "config", "webhook", "manifests.yaml"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
 	if err := yaml.UnmarshalStrict(data, cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// InstallWebhook creates (or replaces) the shipped MutatingWebhookConfiguration with its
+// Service reference replaced by url and no caBundle: the operator writes that.
+func InstallWebhook(ctx context.Context, c client.Client, url string) error {
+	cfg, err := ShippedWebhook()
+	if err != nil {
 		return err
 	}
 	for i := range cfg.Webhooks {
