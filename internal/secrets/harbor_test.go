@@ -3,6 +3,7 @@ package secrets_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
 
@@ -157,10 +158,13 @@ var _ = Describe("Harbor's registry-credential shape", func() {
 		Expect(string(body)).To(MatchJSON(`{"credential_id": "` + first.ID + `", "affected": 1, "purged": true}`))
 		Expect(listRegistry(member, "?status=all")).To(ConsistOf(HaveField("ID", second), HaveField("DisplayName", "GAR eu")))
 
-		By("an id the organization has no credential of is 404")
-		code, body = call(http.MethodDelete, "/v1/registry-credentials", owner.Token, map[string]any{"credential_id": uuid.NewString(), "purge": true})
-		Expect(code).To(Equal(http.StatusNotFound), string(body))
-		Expect(decode[apiError](body).Error.Code).To(Equal("not_found"))
+		By("an id the organization has no credential of affects nothing, as Harbor's hub answers (its CLI prints that nothing matched)")
+		for _, purge := range []bool{true, false} {
+			unknown := uuid.NewString()
+			code, body = call(http.MethodDelete, "/v1/registry-credentials", owner.Token, map[string]any{"credential_id": unknown, "purge": purge})
+			Expect(code).To(Equal(http.StatusOK), string(body))
+			Expect(string(body)).To(MatchJSON(fmt.Sprintf(`{"credential_id": %q, "affected": 0, "purged": %t}`, unknown, purge)))
+		}
 	})
 
 	It("refuses what is not a service-account key, naming the field and never quoting it", func() {

@@ -280,12 +280,13 @@ func (a *API) revokeRegistry(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, secretswire.RegistryAffected{CredentialID: in.ID, Affected: len(changed), Purged: in.Purge})
 }
 
-// revokeRegistryID revokes (or purges) the one record credential_id names: 404 when the
-// organization has no registry credential of that id; revoking a revoked one changes
-// nothing; purging deletes that record only, never its display name's other records.
+// revokeRegistryID revokes (or purges) the one record credential_id names. An id the
+// organization has no registry credential of changes nothing (affected 0, as Harbor's hub
+// answers and its CLI expects); so does revoking a revoked one; purging deletes that
+// record only, never its display name's other records.
 func (a *API) revokeRegistryID(r *http.Request, ns string, in registryRevokeInput, permit secrets.Permit) ([]*hubv1alpha1.HostedSecret, error) {
 	hs, err := a.registryByID(r, ns, in.ID)
-	if err != nil {
+	if err != nil || hs == nil {
 		return nil, err
 	}
 	if in.Purge {
@@ -313,7 +314,7 @@ func (a *API) revokeRegistryID(r *http.Request, ns string, in registryRevokeInpu
 }
 
 // registryByID finds a registry credential of an organization by its id, read fresh
-// from the apiserver (a purge or revoke decides on it).
+// from the apiserver (a purge or revoke decides on it); nil when it has none of that id.
 func (a *API) registryByID(r *http.Request, ns, id string) (*hubv1alpha1.HostedSecret, error) {
 	hsl := &hubv1alpha1.HostedSecretList{}
 	if err := a.Cache.List(r.Context(), hsl, client.InNamespace(ns)); err != nil {
@@ -335,7 +336,7 @@ func (a *API) registryByID(r *http.Request, ns, id string) (*hubv1alpha1.HostedS
 			return fresh, nil
 		}
 	}
-	return nil, apierr.NotFound("registry credential %s not found in organization %s", id, ns)
+	return nil, nil
 }
 
 func registryRecordOf(hs *hubv1alpha1.HostedSecret, orgID string) secretswire.RegistryRecord {
