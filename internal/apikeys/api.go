@@ -5,10 +5,13 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
+	"unicode"
 
 	"github.com/go-logr/logr"
-	"golang.org/x/time/rate"
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
 
 	"podium.dev/podium/internal/apierr"
@@ -23,7 +26,9 @@ const (
 )
 
 // The exchange's failures are rate-limited per client address: exchangeBurst failures
-// at once, then one per exchangeEvery; past that, 429 until the bucket refills.
+// at once, then one per exchangeEvery; past that, 429 until the bucket refills. Each
+// attempt with a key the operator did not tag takes a token before it is checked, and a
+// key that signs in gives it back; a tagged key is no guess and takes none.
 const (
 	exchangeBurst = 10
 	exchangeEvery = 6 * time.Second
@@ -37,7 +42,8 @@ type API struct {
 	Reviewer *Reviewer
 	Log      logr.Logger
 
-	clients *utilcache.LRUExpireCache // client address -> *rate.Limiter of failures
+	mu      sync.Mutex                // makes each address's bucket once
+	clients *utilcache.LRUExpireCache // client address -> *bucket of failures
 }
 
 // NewAPI returns the handlers of the API-key endpoints.
@@ -74,6 +80,11 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, apierr.Forbidden("API keys are created with a Kubernetes credential (podium auth api-key create), not with an API key"))
 		return
 	}
+	if b := boundTo(c.Extra); b != "" {
+		// A key lives until revoked or expired; the token's binding would not hold it.
+		apierr.Write(w, apierr.Forbidden("this token is bound to %s: an API key made with it would outlive it; create keys with a credential of the identity itself (a user's kubeconfig, or kubectl create token for a ServiceAccount)", b))
+		return
+	}
 	var body secretswire.CreateAPIKey
 	if err := apierr.DecodeJSON(r, &body); err != nil {
 		apierr.Write(w, err)
@@ -85,7 +96,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	if body.Name != nil {
 		name = *body.Name
 		if len(name) > 63 || !printable(name) {
-			errs = append(errs, apierr.FieldError{Field: "name", Message: "must be at most 63 printable characters"})
+			errs = append(errs, apierr.FieldError{Field: "name", Message: "must be at most 63 printable characters, without bidirectional controls"})
 		}
 	}
 	if body.ExpiresInDays != nil {
@@ -99,7 +110,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, apierr.Invalid(errs...))
 		return
 	}
-	rec, key, err := a.Reviewer.Keys.Create(r.Context(), c, name, expiresIn)
+	rec, key, err := a.Reviewer.Create(r.Context(), c, name, expiresIn)
 	if errors.Is(err, errLimit) {
 		apierr.Write(w, apierr.New(http.StatusConflict, apierr.CodeLimitReached, "%s already holds %d API keys; revoke one first", c.User, MaxKeysPerUser))
 		return
@@ -111,9 +122,11 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, secretswire.APIKeyCreated{APIKey: rec, Key: key})
 }
 
+// printable refuses control characters and the bidirectional controls (U+061C,
+// U+200E-200F, U+202A-202E, U+2066-2069), which make a listed name read as another.
 func printable(s string) bool {
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
+		if r < 0x20 || r == 0x7f || unicode.Is(unicode.Bidi_Control, r) {
 			return false
 		}
 	}
@@ -123,6 +136,13 @@ func printable(s string) bool {
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	c, ok := caller(w, r)
 	if !ok {
+		return
+	}
+	if r.URL.RawQuery != "" {
+		// The list takes no query parameters (it is the caller's own keys, whole).
+		param, _, _ := strings.Cut(r.URL.RawQuery, "&")
+		param, _, _ = strings.Cut(param, "=")
+		apierr.Write(w, apierr.BadRequest(param, "unknown query parameter; this list takes none"))
 		return
 	}
 	keys, err := a.Reviewer.Keys.List(r.Context(), c.User)
@@ -166,12 +186,6 @@ func (a *API) revoke(w http.ResponseWriter, r *http.Request) {
 // exchange answers Harbor's POST {base}/functions/v1/api-key-exchange {"api_key"} with
 // {access_token, token_type, expires_in}.
 func (a *API) exchange(w http.ResponseWriter, r *http.Request) {
-	lim := a.limiter(r)
-	if lim.Tokens() < 1 {
-		w.Header().Set("Retry-After", "6")
-		apierr.Write(w, apierr.New(http.StatusTooManyRequests, codeRateLimited, "too many failed API key exchanges from this address; try again later"))
-		return
-	}
 	var body secretswire.APIKeyExchange
 	if err := apierr.DecodeJSON(r, &body); err != nil {
 		apierr.Write(w, err)
@@ -181,11 +195,29 @@ func (a *API) exchange(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, apierr.BadRequest("api_key", "is required"))
 		return
 	}
-	c, err := a.Reviewer.VerifyKey(r.Context(), *body.APIKey)
+	key := *body.APIKey
+	tagged, err := a.Reviewer.Tagged(r.Context(), key)
+	if err != nil {
+		a.internal(w, r, err)
+		return
+	}
+	var lim *bucket
+	if !tagged {
+		// Counted before it is checked: of n parallel attempts, only the budget's are.
+		lim = a.limiter(r)
+		if !lim.take(time.Now()) {
+			w.Header().Set("Retry-After", strconv.Itoa(int(exchangeEvery.Seconds())))
+			apierr.Write(w, apierr.New(http.StatusTooManyRequests, codeRateLimited, "too many failed API key exchanges from this address; try again later"))
+			return
+		}
+	}
+	c, err := a.Reviewer.VerifyKey(r.Context(), key)
 	if errors.Is(err, ErrInvalid) {
-		lim.Allow()
 		apierr.Write(w, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthenticated, "the API key is not valid (unknown, revoked or expired)"))
 		return
+	}
+	if lim != nil {
+		lim.refund(time.Now()) // a key that signs in (or a failure of ours) is no failed guess
 	}
 	if err != nil {
 		a.internal(w, r, err)
@@ -200,15 +232,17 @@ func (a *API) exchange(w http.ResponseWriter, r *http.Request) {
 }
 
 // limiter is the failure bucket of the request's client address.
-func (a *API) limiter(r *http.Request) *rate.Limiter {
+func (a *API) limiter(r *http.Request) *bucket {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if l, ok := a.clients.Get(host); ok {
-		return l.(*rate.Limiter)
+		return l.(*bucket)
 	}
-	l := rate.NewLimiter(rate.Every(exchangeEvery), exchangeBurst)
+	l := newBucket(exchangeEvery, exchangeBurst)
 	a.clients.Add(host, l, time.Hour)
 	return l
 }

@@ -3,15 +3,18 @@ package apikeys_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"podium.dev/podium/internal/testenv"
@@ -143,5 +146,80 @@ var _ = Describe("API keys", func() {
 			Expect(code).To(Equal(http.StatusUnauthorized), token+": "+string(out))
 			Expect(string(out)).NotTo(ContainSubstring(k.Key[len(k.Key)-10:]))
 		}
+	})
+})
+
+var _ = Describe("API keys and their creator's credential", func() {
+	var (
+		org   string
+		owner person
+	)
+	BeforeEach(func() {
+		org = newOrg("apikeybound")
+		owner = newPerson(org, "owner", "podium-org-owner")
+	})
+
+	It("cannot be made with a Pod-bound token, and a key recorded from one does not sign in", func() {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: "holder"},
+			Spec: corev1.PodSpec{
+				ServiceAccountName:           owner.Name,
+				AutomountServiceAccountToken: ptr.To(false),
+				Containers:                   []corev1.Container{{Name: "c", Image: "busybox"}},
+			},
+		}
+		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+		tr, err := clientset.CoreV1().ServiceAccounts(org).CreateToken(ctx, owner.Name, &authenticationv1.TokenRequest{
+			Spec: authenticationv1.TokenRequestSpec{BoundObjectRef: &authenticationv1.BoundObjectReference{
+				Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID,
+			}},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		podToken := tr.Status.Token
+
+		By("the Pod's token signs in, but makes no key")
+		code, out := call(http.MethodGet, "/v1/api-keys", podToken, nil)
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		code, out = call(http.MethodPost, "/v1/api-keys", podToken, map[string]any{"name": "from a pod"})
+		Expect(code).To(Equal(http.StatusForbidden), string(out))
+		Expect(string(out)).To(ContainSubstring("bound to a Pod"))
+		code, out = call(http.MethodGet, "/v1/api-keys", owner.Token, nil)
+		Expect(code).To(Equal(http.StatusOK))
+		Expect(string(out)).To(MatchJSON(`{"api_keys": []}`))
+
+		By("a key whose recorded identity is bound to a Pod (made before this rule) does not sign in")
+		k := createKey(owner, map[string]any{})
+		Expect(secretStore(owner, k.Key, "UNBOUND")).To(Equal(http.StatusCreated))
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: testenv.DeliveryNamespace, Name: "podium-api-key-" + k.ID}}
+		Expect(testenv.Update(ctx, k8sClient, sec, func(s *corev1.Secret) {
+			var ident map[string]any
+			Expect(json.Unmarshal(s.Data["identity"], &ident)).To(Succeed())
+			ident["extra"] = map[string][]string{
+				"authentication.kubernetes.io/pod-name": {pod.Name},
+				"authentication.kubernetes.io/pod-uid":  {string(pod.UID)},
+			}
+			b, err := json.Marshal(ident)
+			Expect(err).NotTo(HaveOccurred())
+			s.Data["identity"] = b
+		})).To(Succeed())
+		Eventually(func() int { c, _ := call(http.MethodGet, "/v1/api-keys", k.Key, nil); return c }).Should(Equal(http.StatusUnauthorized))
+		code, _ = call(http.MethodPost, "/v1/api-key-exchange", "", map[string]any{"api_key": k.Key})
+		Expect(code).To(Equal(http.StatusUnauthorized))
+	})
+
+	It("refuse names with bidirectional controls, and the list refuses unknown query parameters", func() {
+		for _, name := range []string{"evil\u202egnp.exe", "a\u2066b", "\u202ax", "x\u2069", "a\u200fb"} {
+			code, out := call(http.MethodPost, "/v1/api-keys", owner.Token, map[string]any{"name": name})
+			Expect(code).To(Equal(http.StatusUnprocessableEntity), "%q: %s", name, out)
+			Expect(string(out)).To(ContainSubstring(`"field":"name"`))
+		}
+		code, out := call(http.MethodGet, "/v1/api-keys?org="+org, owner.Token, nil)
+		Expect(code).To(Equal(http.StatusBadRequest), string(out))
+		Expect(string(out)).To(ContainSubstring("org"))
+		Expect(string(out)).To(ContainSubstring("unknown query parameter"))
+		code, out = call(http.MethodGet, "/v1/api-keys?", owner.Token, nil)
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		code, out = call(http.MethodPost, "/v1/api-keys", owner.Token, map[string]any{"name": "harbor · laptop"})
+		Expect(code).To(Equal(http.StatusCreated), string(out))
 	})
 })

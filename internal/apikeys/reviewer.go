@@ -3,6 +3,7 @@ package apikeys
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -12,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
@@ -20,6 +20,7 @@ import (
 
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/secrets"
+	"podium.dev/podium/internal/wire/secretswire"
 )
 
 // AccessTokenPrefix starts every access token an exchange hands out.
@@ -33,12 +34,21 @@ const AccessTokenTTL = time.Hour
 // one or one whose ServiceAccount is gone stops working within this time.
 const verifiedTTL = 2 * time.Second
 
-// Failed sign-ins with key-shaped tokens are rate-limited (docs/api-keys.md): every
-// failure costs a token of this bucket, and with the bucket empty a key that is not
-// already verified is refused without a lookup.
+// Key-shaped tokens without the operator's tag (keys made before tags, and guesses) are
+// looked up only within a failure budget shared by all callers (docs/api-keys.md, "Brute
+// force"): each lookup takes a token first and a key that signs in gives it back; with
+// the bucket empty such a token is refused without a lookup. Tagged keys and access
+// tokens with a valid MAC never touch this budget: a flood of guesses cannot refuse them.
 const (
-	failureRate  = 20 // per second
+	failureEvery = time.Second / 20 // 20 per second
 	failureBurst = 100
+)
+
+// tagDomain separates key tags from any other MAC of the signing key; tagBytes of the MAC
+// end the secret of every key made since tags exist.
+const (
+	tagDomain = "podium-api-key-tag"
+	tagBytes  = 8
 )
 
 // accessDomain separates access-token MACs from any other use of the signing key.
@@ -50,11 +60,13 @@ const accessDomain = "podium-api-key-access-token"
 type Reviewer struct {
 	Next authn.Reviewer
 	Keys *Store
-	// Signer signs access tokens; every replica uses the same key (its Secret).
+	// Signer signs access tokens and tags keys; every replica uses the same key (its
+	// Secret).
 	Signer *secrets.Keyring
 
 	verified *utilcache.LRUExpireCache // digest of the token -> *authn.Caller
-	failures *rate.Limiter
+	refused  *utilcache.LRUExpireCache // digest of a tagged key or signed token -> struct{}
+	failures *bucket
 }
 
 // NewReviewer returns a Reviewer of keys kept in keys, signing access tokens with signer.
@@ -62,7 +74,8 @@ func NewReviewer(next authn.Reviewer, keys *Store, signer *secrets.Keyring) *Rev
 	return &Reviewer{
 		Next: next, Keys: keys, Signer: signer,
 		verified: utilcache.NewLRUExpireCache(authn.DefaultCacheSize),
-		failures: rate.NewLimiter(failureRate, failureBurst),
+		refused:  utilcache.NewLRUExpireCache(authn.DefaultCacheSize),
+		failures: newBucket(failureEvery, failureBurst),
 	}
 }
 
@@ -70,9 +83,9 @@ func NewReviewer(next authn.Reviewer, keys *Store, signer *secrets.Keyring) *Rev
 func (r *Reviewer) Authenticate(ctx context.Context, token string) (*authn.Caller, error) {
 	switch {
 	case strings.HasPrefix(token, KeyPrefix):
-		return r.verify(ctx, token, r.verifyKey)
+		return r.VerifyKey(ctx, token)
 	case strings.HasPrefix(token, AccessTokenPrefix):
-		return r.verify(ctx, token, r.verifyAccessToken)
+		return r.verifyAccessToken(ctx, token)
 	default:
 		return r.Next.Authenticate(ctx, token)
 	}
@@ -83,35 +96,119 @@ func (r *Reviewer) Allowed(ctx context.Context, c *authn.Caller, a authn.Attribu
 	return r.Next.Allowed(ctx, c, a)
 }
 
-// verify runs check on a token not verified in the last verifiedTTL, counting failures.
-func (r *Reviewer) verify(ctx context.Context, token string, check func(context.Context, string) (*authn.Caller, error)) (*authn.Caller, error) {
+func tokenDigest(token string) string {
 	sum := sha256.Sum256([]byte(token))
-	key := hex.EncodeToString(sum[:])
-	if c, ok := r.verified.Get(key); ok {
+	return hex.EncodeToString(sum[:])
+}
+
+// signed checks a token the operator signed (a tagged key, or an access token whose MAC
+// held): a success is reused for verifiedTTL, and so is a refusal (a revoked key's holder
+// retrying costs one lookup per verifiedTTL). Forgers cannot make such tokens, so no
+// budget is spent.
+func (r *Reviewer) signed(ctx context.Context, token string, check func(context.Context) (*authn.Caller, error)) (*authn.Caller, error) {
+	d := tokenDigest(token)
+	if c, ok := r.verified.Get(d); ok {
 		return c.(*authn.Caller), nil
 	}
-	if r.failures.Tokens() < 1 {
-		return nil, ErrInvalid // too many failures lately: no lookups for unknown keys
+	if _, ok := r.refused.Get(d); ok {
+		return nil, ErrInvalid
 	}
-	c, err := check(ctx, token)
+	c, err := check(ctx)
 	if errors.Is(err, ErrInvalid) {
-		r.failures.Allow()
+		r.refused.Add(d, struct{}{}, verifiedTTL)
 		return nil, ErrInvalid
 	}
 	if err != nil {
 		return nil, err
 	}
-	r.verified.Add(key, c, verifiedTTL)
+	r.verified.Add(d, c, verifiedTTL)
 	return c, nil
 }
 
-// VerifyKey checks an API key (the exchange uses it): the caller it signs in as, or
-// ErrInvalid.
-func (r *Reviewer) VerifyKey(ctx context.Context, key string) (*authn.Caller, error) {
-	if !strings.HasPrefix(key, KeyPrefix) {
-		return nil, ErrInvalid
+// Tagged says whether key is shaped like a key and ends with the tag the operator gives
+// every key it makes: only such a key can be one made since tags exist. A guess is not
+// tagged (a tag is 64 bits of a MAC under the operator's signing key).
+func (r *Reviewer) Tagged(ctx context.Context, key string) (bool, error) {
+	id, ok := parseKey(key)
+	if !ok {
+		return false, nil
 	}
-	return r.verify(ctx, key, r.verifyKey)
+	secret, err := base64.RawURLEncoding.DecodeString(key[len(KeyPrefix)+idChars+1:])
+	if err != nil || len(secret) != secretBytes {
+		return false, nil
+	}
+	want, err := r.tag(ctx, id, secret[:secretBytes-tagBytes])
+	if err != nil {
+		return false, err
+	}
+	return hmac.Equal(secret[secretBytes-tagBytes:], want), nil
+}
+
+func (r *Reviewer) tag(ctx context.Context, id string, random []byte) ([]byte, error) {
+	m, err := r.Signer.MAC(ctx, tagDomain, append([]byte(id+"_"), random...))
+	if err != nil {
+		return nil, err
+	}
+	return m[:tagBytes], nil
+}
+
+// newKey makes a key: pdm_, 16 hex digits of id, '_', and the base64url of 24 random
+// bytes followed by their tag (192 random bits).
+func (r *Reviewer) newKey(ctx context.Context) (id, key string, err error) {
+	raw := make([]byte, idChars/2+secretBytes-tagBytes)
+	if _, err := rand.Read(raw); err != nil {
+		return "", "", err
+	}
+	id = hex.EncodeToString(raw[:idChars/2])
+	random := raw[idChars/2:]
+	tag, err := r.tag(ctx, id, random)
+	if err != nil {
+		return "", "", err
+	}
+	return id, KeyPrefix + id + "_" + base64.RawURLEncoding.EncodeToString(append(random, tag...)), nil
+}
+
+// Create makes a key for the caller (Store.create keeps it): the record, and the key,
+// which is never stored and never shown again. expiresIn 0 means no expiry.
+func (r *Reviewer) Create(ctx context.Context, c *authn.Caller, name string, expiresIn time.Duration) (secretswire.APIKey, string, error) {
+	id, key, err := r.newKey(ctx)
+	if err != nil {
+		return secretswire.APIKey{}, "", err
+	}
+	return r.Keys.create(ctx, c, name, expiresIn, id, key)
+}
+
+// VerifyKey checks an API key (the exchange uses it): the caller it signs in as, or
+// ErrInvalid. A tagged key is checked whatever others try; an untagged one only within
+// the shared failure budget.
+func (r *Reviewer) VerifyKey(ctx context.Context, key string) (*authn.Caller, error) {
+	if _, ok := parseKey(key); !ok {
+		return nil, ErrInvalid // malformed: no lookup, no cost
+	}
+	tagged, err := r.Tagged(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if tagged {
+		return r.signed(ctx, key, func(ctx context.Context) (*authn.Caller, error) { return r.verifyKey(ctx, key) })
+	}
+	d := tokenDigest(key)
+	if c, ok := r.verified.Get(d); ok {
+		return c.(*authn.Caller), nil
+	}
+	if !r.failures.take(r.Keys.now()) {
+		return nil, ErrInvalid // too many failures lately: no lookups for untagged keys
+	}
+	c, err := r.verifyKey(ctx, key)
+	if errors.Is(err, ErrInvalid) {
+		return nil, ErrInvalid // the token stays spent
+	}
+	r.failures.refund(r.Keys.now()) // a key that signs in (or an apiserver failure) is no failure
+	if err != nil {
+		return nil, err
+	}
+	r.verified.Add(d, c, verifiedTTL)
+	return c, nil
 }
 
 func (r *Reviewer) verifyKey(ctx context.Context, key string) (*authn.Caller, error) {
@@ -128,6 +225,9 @@ func (r *Reviewer) callerOf(ctx context.Context, id, key string) (*authn.Caller,
 	sec, ident, err := r.Keys.check(ctx, id, key)
 	if err != nil {
 		return nil, err
+	}
+	if boundTo(ident.Extra) != "" {
+		return nil, ErrInvalid // recorded before bound tokens were refused (docs/api-keys.md)
 	}
 	if err := r.identityExists(ctx, ident); err != nil {
 		return nil, err
@@ -177,7 +277,12 @@ func (r *Reviewer) Exchange(ctx context.Context, id string) (string, int, error)
 	return AccessTokenPrefix + enc.EncodeToString([]byte(payload)) + "." + enc.EncodeToString(mac), int(AccessTokenTTL.Seconds()), nil
 }
 
+// verifyAccessToken checks an access token's MAC and expiry (no lookup, no budget: a
+// forgery costs one HMAC), then its key as signed does.
 func (r *Reviewer) verifyAccessToken(ctx context.Context, token string) (*authn.Caller, error) {
+	if c, ok := r.verified.Get(tokenDigest(token)); ok {
+		return c.(*authn.Caller), nil
+	}
 	enc := base64.RawURLEncoding
 	p, m, ok := strings.Cut(strings.TrimPrefix(token, AccessTokenPrefix), ".")
 	if !ok {
@@ -203,5 +308,5 @@ func (r *Reviewer) verifyAccessToken(ctx context.Context, token string) (*authn.
 	if _, ok := parseKey(KeyPrefix + id + "_x"); !ok {
 		return nil, ErrInvalid
 	}
-	return r.callerOf(ctx, id, "")
+	return r.signed(ctx, token, func(ctx context.Context) (*authn.Caller, error) { return r.callerOf(ctx, id, "") })
 }

@@ -7,10 +7,8 @@ package apikeys
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -35,8 +33,9 @@ const KeyPrefix = "pdm_"
 
 const (
 	idChars = 16 // hex digits of a key's id
-	// secretBytes of randomness make a key: 256 bits, so a plain SHA-256 of it is a
-	// safe thing to store (no dictionary to try).
+	// secretBytes make a key's secret: 24 random bytes (192 bits, so a plain SHA-256 of
+	// the key is a safe thing to store: no dictionary to try) and the tag (tagBytes)
+	// that tells the operator's keys from guesses without a lookup.
 	secretBytes = 32
 	// MaxKeysPerUser bounds the keys one identity holds.
 	MaxKeysPerUser = 20
@@ -111,9 +110,9 @@ func ownerHash(user string) string {
 	return hex.EncodeToString(sum[:])[:32]
 }
 
-// Create makes a key for the caller: it returns the record and the key, which is never
-// stored and never shown again. expiresIn 0 means no expiry.
-func (s *Store) Create(ctx context.Context, c *authn.Caller, name string, expiresIn time.Duration) (secretswire.APIKey, string, error) {
+// create keeps key (of id, made by Reviewer.Create) for the caller: its hash, the
+// caller's identity, name and expiry. expiresIn 0 means no expiry.
+func (s *Store) create(ctx context.Context, c *authn.Caller, name string, expiresIn time.Duration, id, key string) (secretswire.APIKey, string, error) {
 	own, err := s.list(ctx, c.User)
 	if err != nil {
 		return secretswire.APIKey{}, "", err
@@ -121,12 +120,6 @@ func (s *Store) Create(ctx context.Context, c *authn.Caller, name string, expire
 	if len(own) >= MaxKeysPerUser {
 		return secretswire.APIKey{}, "", errLimit
 	}
-	raw := make([]byte, secretBytes+idChars/2)
-	if _, err := rand.Read(raw); err != nil {
-		return secretswire.APIKey{}, "", err
-	}
-	id := hex.EncodeToString(raw[:idChars/2])
-	key := KeyPrefix + id + "_" + base64.RawURLEncoding.EncodeToString(raw[idChars/2:])
 	ident, err := json.Marshal(identity{User: c.User, UID: c.UID, Groups: c.Groups, Extra: c.Extra})
 	if err != nil {
 		return secretswire.APIKey{}, "", err
