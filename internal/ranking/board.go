@@ -41,6 +41,8 @@ type Board struct {
 	// nodes finds a ranked row's node by UID. The writer changes it under mu's write
 	// lock; readers (Find) read it under the read lock.
 	nodes map[types.UID]*node
+	// published is the board's progress (progress.go) as readers see it, under mu.
+	published []Record
 
 	// The fields below are read and written by the writer only, which the Registry
 	// serializes; readers never touch them.
@@ -48,6 +50,9 @@ type Board struct {
 	key      boardKey
 	revision string
 	counts   []kindCounts
+	// records are the nodes of the rows that moved the state of the art, in the order
+	// their values were set (progress.go).
+	records []*node
 }
 
 func newBoard(lb *hubv1alpha1.Leaderboard, rows map[types.UID]*hubv1alpha1.LeaderboardRow) *Board {
@@ -169,6 +174,14 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 			b.version.Add(1)
 		}
 		b.mu.Unlock()
+		if !same {
+			// The row's values may have been set at another time (its last change).
+			if b.isRecord(old) {
+				b.recomputeRecords()
+			} else {
+				b.addCandidate(old)
+			}
+		}
 		return
 	}
 	if old != nil {
@@ -179,6 +192,7 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 		b.rebuild(b.tree.ord.rules, b.rowsWith(row.UID, row))
 		return
 	}
+	wasRecord := old != nil && b.isRecord(old)
 	b.mu.Lock()
 	n := old
 	if n != nil {
@@ -198,6 +212,11 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 	}
 	b.version.Add(1)
 	b.mu.Unlock()
+	if wasRecord {
+		b.recomputeRecords()
+	} else {
+		b.addCandidate(n)
+	}
 }
 
 // remove takes a row out of the ranking (deleted, hidden or invalid): O(log n).
@@ -211,6 +230,7 @@ func (b *Board) remove(uid types.UID) {
 		b.rebuild(b.tree.ord.rules, b.rowsWith(uid, nil))
 		return
 	}
+	wasRecord := b.isRecord(old)
 	b.mu.Lock()
 	b.tree.remove(old)
 	if old.band != nil {
@@ -219,6 +239,9 @@ func (b *Board) remove(uid types.UID) {
 	delete(b.nodes, uid)
 	b.version.Add(1)
 	b.mu.Unlock()
+	if wasRecord {
+		b.recomputeRecords()
+	}
 }
 
 // touch marks a change of the Leaderboard object that leaves the order as it is.
@@ -235,8 +258,10 @@ func (b *Board) clear() {
 	b.tree.root = nil
 	b.bands.root = nil
 	b.nodes = map[types.UID]*node{}
+	b.published = nil
 	b.version.Add(1)
 	b.mu.Unlock()
+	b.records = nil
 }
 
 // rows returns the board's ranked rows, in no order.
@@ -305,6 +330,7 @@ func (b *Board) rebuild(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.Leader
 	b.version.Add(1)
 	b.mu.Unlock()
 	b.counts = counts
+	b.recomputeRecords()
 }
 
 // build makes a balanced treap of sorted nodes in O(n log n): the middle node is the

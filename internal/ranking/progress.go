@@ -1,0 +1,207 @@
+package ranking
+
+import (
+	"slices"
+	"time"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/rowhistory"
+	"podium.dev/podium/internal/wire"
+)
+
+// Record is a row that moved a board's state of the art (docs/ranking.md, "Progress"):
+// at At it ranked strictly ahead, on the board's rules, of every row whose values were
+// set before. The web's progress chart draws them as a step line.
+type Record struct {
+	// Row is the informer's cached object: read-only.
+	Row *hubv1alpha1.LeaderboardRow
+	// At is when the row's current values were set (SetAt).
+	At time.Time
+	// Score is the row's value on the first rule, when it is a number (HasScore).
+	Score    float64
+	HasScore bool
+}
+
+// SetAt is when a row's current values were set, as far as the cache knows: its last
+// change (the cache keeps the time of the newest history entry), else the time its
+// verified run ran, else its creation time.
+func SetAt(row *hubv1alpha1.LeaderboardRow) time.Time {
+	if at := rowhistory.LastChange(row); at != nil {
+		return at.Time
+	}
+	if wire.Verified(row) && row.Status.Provenance.RanAt != nil {
+		return row.Status.Provenance.RanAt.Time
+	}
+	return hubv1alpha1.CreatedAt(row).Time
+}
+
+// eventBefore orders rows by when their values were set; creation time and UID break
+// ties, so the order is total.
+func eventBefore(a, b *hubv1alpha1.LeaderboardRow) bool {
+	ta, tb := SetAt(a), SetAt(b)
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	if c := tieBreak(a, b); c != 0 {
+		return c < 0
+	}
+	return a.UID < b.UID
+}
+
+// Progress returns the board's records, oldest first: a small summary the writer keeps
+// as rows change (O(records) per change; one walk of the board only when a record
+// itself changes or goes, or the board is re-sorted), so a reader never walks the board.
+// It is empty when the board has no rules.
+func (b *Board) Progress() []Record {
+	if b == nil {
+		return nil
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.published
+}
+
+// inProgress reports whether a node takes part in the progress: it has a value on the
+// first rule (a row without one never sets the state of the art, nor holds it back).
+func (b *Board) inProgress(n *node) bool {
+	return len(b.tree.ord.rules) > 0 && n.key[0].k != missing
+}
+
+// isRecord reports whether n is one of the board's records.
+func (b *Board) isRecord(n *node) bool { return slices.Contains(b.records, n) }
+
+// recomputeRecords walks the board in rank order once: among rows tied on the rules,
+// the one set first is a record when it was set before every row ranked strictly
+// ahead of it. O(n).
+func (b *Board) recomputeRecords() {
+	var out []*node
+	var first *hubv1alpha1.LeaderboardRow // the row set first among those ahead
+	var group []*node
+	flush := func() {
+		if len(group) == 0 {
+			return
+		}
+		e := group[0]
+		for _, n := range group[1:] {
+			if eventBefore(n.row, e.row) {
+				e = n
+			}
+		}
+		if first == nil || eventBefore(e.row, first) {
+			out = append(out, e)
+			first = e.row
+		}
+		group = group[:0]
+	}
+	if len(b.tree.ord.rules) > 0 {
+		var prev *node
+		b.tree.walk(0, b.tree.len(), func(n *node) {
+			if !b.inProgress(n) {
+				return
+			}
+			if prev != nil && b.tree.ord.rulesCompare(prev.key, n.key) != 0 {
+				flush()
+			}
+			group = append(group, n)
+			prev = n
+		})
+		flush()
+	}
+	slices.Reverse(out)
+	b.setRecords(out)
+}
+
+// addCandidate updates the records for a node that was not one and now stands where it
+// is (new, or changed): O(records).
+func (b *Board) addCandidate(n *node) {
+	if !b.inProgress(n) {
+		return
+	}
+	rs := b.records
+	// i is the number of records set before n.
+	i, _ := slices.BinarySearchFunc(rs, n, func(r, n *node) int {
+		if eventBefore(r.row, n.row) {
+			return -1
+		}
+		return 1
+	})
+	if i > 0 && b.tree.ord.rulesCompare(rs[i-1].key, n.key) <= 0 {
+		return // the best row set before it is as good or better
+	}
+	j := i
+	for j < len(rs) && b.tree.ord.rulesCompare(rs[j].key, n.key) >= 0 {
+		j++ // later records no better than n are no longer records
+	}
+	out := make([]*node, 0, len(rs)-(j-i)+1)
+	out = append(append(append(out, rs[:i]...), n), rs[j:]...)
+	b.setRecords(out)
+}
+
+// setRecords keeps the records and publishes them to readers; the version changes, so
+// that a chart kept by version is drawn again.
+func (b *Board) setRecords(rs []*node) {
+	pub := make([]Record, len(rs))
+	for i, n := range rs {
+		pub[i] = Record{Row: n.row, At: SetAt(n.row)}
+		if v := n.key[0]; v.k == number {
+			pub[i].Score, pub[i].HasScore = v.n, true
+		}
+	}
+	b.records = rs
+	b.mu.Lock()
+	b.published = pub
+	b.version.Add(1)
+	b.mu.Unlock()
+}
+
+// ProgressOf computes the records of rows under rules from scratch, by definition: in
+// the order the rows' values were set, each row ranked strictly ahead of the best one
+// before it. For tests and for boards that are not indexed.
+func ProgressOf(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.LeaderboardRow) []Record {
+	if len(rules) == 0 {
+		return nil
+	}
+	ord := &order{rules: rules, asText: make([]bool, len(rules))}
+	counts := make([]kindCounts, len(rules))
+	nodes := make([]*node, 0, len(rows))
+	for _, row := range rows {
+		n := &node{row: row, key: keyOf(rules, row)}
+		addKey(counts, n.key, 1)
+		nodes = append(nodes, n)
+	}
+	for i := range counts {
+		ord.asText[i] = counts[i].mixed()
+	}
+	slices.SortFunc(nodes, func(a, b *node) int {
+		if eventBefore(a.row, b.row) {
+			return -1
+		}
+		return 1
+	})
+	var out []Record
+	var best *node
+	for _, n := range nodes {
+		if n.key[0].k == missing {
+			continue
+		}
+		if best == nil || ord.rulesCompare(n.key, best.key) < 0 {
+			best = n
+			r := Record{Row: n.row, At: SetAt(n.row)}
+			if n.key[0].k == number {
+				r.Score, r.HasScore = n.key[0].n, true
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ScoreOf is a row's number at a rule's accessor (false when it has none there), as
+// the rank index reads it.
+func ScoreOf(acc string, row *hubv1alpha1.LeaderboardRow) (float64, bool) {
+	k := keyOf([]hubv1alpha1.RankRule{{Accessor: acc}}, row)
+	if k[0].k != number {
+		return 0, false
+	}
+	return k[0].n, true
+}
