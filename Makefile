@@ -54,9 +54,17 @@ fmt-check: ## Fail when a Go file, committed or not, is not gofmt-clean.
 $(GOLANGCI_LINT): hack/tools/go.mod hack/tools/go.sum
 	cd hack/tools && $(GO) build -o $(GOLANGCI_LINT) ./golangci-lint
 
+# Every Go module of the repository: the main one and those under hack/ with a go.mod of
+# their own (each is linted from its directory, with the repository's .golangci.yml).
+GO_MODULES     = . hack/image hack/loadgen hack/tools
+
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, errorlint, importas, ginkgolinter, ...).
-	$(GOLANGCI_LINT) run ./...
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, errorlint, importas, depguard, ...) on every Go module.
+	@set -e; for m in $(GO_MODULES); do echo ">> golangci-lint $$m"; (cd $$m && $(GOLANGCI_LINT) run --allow-parallel-runners ./...); done
+
+.PHONY: depguard-check
+depguard-check: $(GOLANGCI_LINT) ## Prove every architecture gate of .golangci.yml fails on a planted violation.
+	bash hack/depguard-check.sh
 
 .PHONY: duplicates
 duplicates: ## List the pairs of repeated code between non-test Go files (the duplicates tool; not part of make test).

@@ -9,6 +9,9 @@
 #   internal/ranking        imports internal/secrets            rule-packages-import-nothing-above-them
 #   internal/ranking        a function of 61 lines              funlen
 #   cmd/podium (non-test)   imports internal/testenv            testenv-only-in-tests-and-hack
+#   controllers             imports internal/secretsapi         controllers-import-no-http-handler
+#   internal/httpapi        imports controllers                 http-handlers-import-no-controller
+#   internal/web            imports internal/secrets            public-read-imports-no-secret-store
 # Usage: bash hack/depguard-check.sh   (after `make lint` has built bin/golangci-lint)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +20,10 @@ cli=internal/cli/zz_depguard_probe.go
 api=api/v1alpha1/zz_depguard_probe.go
 rule=internal/ranking/zz_depguard_probe.go
 tenv=cmd/podium/zz_depguard_probe.go
-trap 'rm -f "$cli" "$api" "$rule" "$tenv"' EXIT
+ctrl=controllers/zz_depguard_probe.go
+handler=internal/httpapi/zz_depguard_probe.go
+public=internal/web/zz_depguard_probe.go
+trap 'rm -f "$cli" "$api" "$rule" "$tenv" "$ctrl" "$handler" "$public"' EXIT
 cat >"$cli" <<'GO'
 package cli
 
@@ -62,12 +68,34 @@ import "podium.dev/podium/internal/testenv"
 
 var _ = testenv.RepoRoot
 GO
+cat >"$ctrl" <<'GO'
+package controllers
+
+import "podium.dev/podium/internal/secretsapi"
+
+var _ = secretsapi.API{}
+GO
+cat >"$handler" <<'GO'
+package httpapi
+
+import "podium.dev/podium/controllers"
+
+var _ = controllers.DefaultRowWorkers
+GO
+cat >"$public" <<'GO'
+package web
+
+import "podium.dev/podium/internal/secrets"
+
+var _ = secrets.MaxValueBytes
+GO
 out=$("$lint" run --allow-parallel-runners --enable-only depguard,funlen,kubeapilinter \
-	./internal/cli/ ./api/v1alpha1/ ./internal/ranking/ ./cmd/podium/ 2>&1 || true)
+	./internal/cli/ ./api/v1alpha1/ ./internal/ranking/ ./cmd/podium/ ./controllers/ ./internal/httpapi/ ./internal/web/ 2>&1 || true)
 echo "$out"
 fail=0
 for want in cli-imports-no-server-package api-imports-nothing-of-ours rule-packages-import-nothing-above-them \
-	testenv-only-in-tests-and-hack "probeLong' is too long" "jsontags: field ProbeSpec.Untagged"; do
+	testenv-only-in-tests-and-hack controllers-import-no-http-handler http-handlers-import-no-controller \
+	public-read-imports-no-secret-store "probeLong' is too long" "jsontags: field ProbeSpec.Untagged"; do
 	if ! grep -qF "$want" <<<"$out"; then
 		echo "gate \"$want\" did not report its planted violation" >&2
 		fail=1

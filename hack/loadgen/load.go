@@ -28,70 +28,97 @@ func load(ctx context.Context, args []string) error {
 	save := fs.String("save", "", "write the first response body to this file")
 	_ = fs.Parse(args)
 
-	tr := &http.Transport{MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns, DisableCompression: true}
-	hc := &http.Client{Transport: tr, Timeout: 5 * time.Minute}
-	deadline := time.Now().Add(*dur)
-	var mu sync.Mutex
-	var lat []time.Duration
-	var bytesRead int64
-	var errs int
-	var sent int
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns, DisableCompression: true}, Timeout: 5 * time.Minute}
+	st := &loadState{url: *url, body: *body, n: *n, deadline: time.Now().Add(*dur), save: *save}
 	var wg sync.WaitGroup
-	var saveOnce sync.Once
 	start := time.Now()
 	for range *conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
-				mu.Lock()
-				if (*n > 0 && sent >= *n) || (*n == 0 && time.Now().After(deadline)) {
-					mu.Unlock()
-					return
-				}
-				sent++
-				mu.Unlock()
-				t0 := time.Now()
-				resp, err := hc.Post(*url, "application/json", bytes.NewBufferString(*body))
-				var nb int64
-				if err == nil {
-					w := io.Discard
-					var f *os.File
-					if *save != "" {
-						saveOnce.Do(func() { f, _ = os.Create(*save) })
-						if f != nil {
-							w = f
-							defer f.Close()
-						}
-					}
-					nb, err = io.Copy(w, resp.Body)
-					resp.Body.Close()
-					if err == nil && resp.StatusCode != http.StatusOK {
-						err = fmt.Errorf("status %d", resp.StatusCode)
-					}
-				}
-				d := time.Since(t0)
-				mu.Lock()
-				if err != nil {
-					errs++
-				} else {
-					lat = append(lat, d)
-					bytesRead += nb
-				}
-				mu.Unlock()
-			}
+			st.worker(ctx, hc)
 		}()
 	}
 	wg.Wait()
-	el := time.Since(start)
+	return st.report(time.Since(start))
+}
+
+// loadState is what load's connections share: what to send, when to stop, and what came back.
+type loadState struct {
+	url, body, save string
+	n               int
+	deadline        time.Time
+
+	mu        sync.Mutex
+	sent      int
+	lat       []time.Duration
+	bytesRead int64
+	errs      int
+	saveOnce  sync.Once
+}
+
+// next says whether one more request is to be sent, and counts it.
+func (st *loadState) next() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if (st.n > 0 && st.sent >= st.n) || (st.n == 0 && time.Now().After(st.deadline)) {
+		return false
+	}
+	st.sent++
+	return true
+}
+
+// worker sends requests over one connection until next says stop.
+func (st *loadState) worker(ctx context.Context, hc *http.Client) {
+	for ctx.Err() == nil && st.next() {
+		t0 := time.Now()
+		nb, err := st.one(hc)
+		d := time.Since(t0)
+		st.mu.Lock()
+		if err != nil {
+			st.errs++
+		} else {
+			st.lat = append(st.lat, d)
+			st.bytesRead += nb
+		}
+		st.mu.Unlock()
+	}
+}
+
+// one sends a request and reads its answer (into the save file, the first time).
+func (st *loadState) one(hc *http.Client) (int64, error) {
+	resp, err := hc.Post(st.url, "application/json", bytes.NewBufferString(st.body))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	w := io.Discard
+	var f *os.File
+	if st.save != "" {
+		st.saveOnce.Do(func() { f, _ = os.Create(st.save) })
+	}
+	if f != nil {
+		defer f.Close()
+		w = f
+	}
+	nb, err := io.Copy(w, resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nb, err
+}
+
+// report prints requests/s and latency percentiles of the requests that succeeded.
+func (st *loadState) report(el time.Duration) error {
+	lat := st.lat
 	if len(lat) == 0 {
 		return errors.New("no request succeeded")
 	}
 	slices.Sort(lat)
 	pct := func(p float64) float64 { return lat[min(len(lat)-1, int(p*float64(len(lat))))].Seconds() * 1000 }
 	out, _ := json.Marshal(map[string]any{
-		"requests": len(lat), "errors": errs, "rps": float64(len(lat)) / el.Seconds(),
-		"p50_ms": pct(0.50), "p99_ms": pct(0.99), "bytes_per_response": bytesRead / int64(len(lat)),
+		"requests": len(lat), "errors": st.errs, "rps": float64(len(lat)) / el.Seconds(),
+		"p50_ms": pct(0.50), "p99_ms": pct(0.99), "bytes_per_response": st.bytesRead / int64(len(lat)),
 	})
 	fmt.Println(string(out))
 	return nil

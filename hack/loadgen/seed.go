@@ -51,8 +51,23 @@ func seed(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNS}}); err != nil && !apierrors.IsAlreadyExists(err) {
+	lb, err := ensureBoard(ctx, c)
+	if err != nil {
 		return err
+	}
+	if *rows == 0 {
+		return nil
+	}
+	if *etcdURL != "" {
+		return seedEtcd(ctx, *etcdURL, lb, *rows)
+	}
+	return seedThroughAPI(ctx, c, lb, *rows, *workers)
+}
+
+// ensureBoard creates the bench namespace and board, or reads the board already there.
+func ensureBoard(ctx context.Context, c client.Client) (*hubv1alpha1.Leaderboard, error) {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNS}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, err
 	}
 	lb := &hubv1alpha1.Leaderboard{
 		ObjectMeta: metav1.ObjectMeta{Namespace: benchNS, Name: benchBoard},
@@ -73,30 +88,28 @@ func seed(ctx context.Context, args []string) error {
 	}
 	if err := c.Create(ctx, lb); err != nil {
 		if !apierrors.IsAlreadyExists(err) {
-			return err
+			return nil, err
 		}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(lb), lb); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if *rows == 0 {
-		return nil
-	}
-	if *etcdURL != "" {
-		return seedEtcd(ctx, *etcdURL, lb, *rows)
-	}
+	return lb, nil
+}
 
+// seedThroughAPI creates rows rows of lb through the apiserver with workers writers.
+func seedThroughAPI(ctx context.Context, c client.Client, lb *hubv1alpha1.Leaderboard, rows, workers int) error {
 	start := time.Now()
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
-	errc := make(chan error, *workers)
-	for range *workers {
+	errc := make(chan error, workers)
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := next.Add(1) - 1
-				if i >= int64(*rows) || ctx.Err() != nil {
+				if i >= int64(rows) || ctx.Err() != nil {
 					return
 				}
 				if err := seedRow(ctx, c, lb, i); err != nil {
@@ -115,7 +128,7 @@ func seed(ctx context.Context, args []string) error {
 		return err
 	}
 	el := time.Since(start)
-	fmt.Printf("seeded %d rows in %.1fs (%.0f rows/s, 3 writes each)\n", *rows, el.Seconds(), float64(*rows)/el.Seconds())
+	fmt.Printf("seeded %d rows in %.1fs (%.0f rows/s, 3 writes each)\n", rows, el.Seconds(), float64(rows)/el.Seconds())
 	return nil
 }
 
