@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,12 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -278,121 +274,6 @@ func (r *HostedSecretReconciler) now() time.Time {
 	return time.Now()
 }
 
-// valueProblem says why a secret's value cannot be used.
-type valueProblem struct{ reason, msg string }
-
-// adoptValue reads the value's Secret, makes it Podium's (label, binding annotation,
-// owner reference) and returns the value's last four characters. The value itself goes
-// no further than Last4. A Secret is used only when secrets.Granted says it is granted
-// to this very object (by label, and bound to no other HostedSecret UID): the right to
-// create a HostedSecret alone must not let anyone read the end of, take over or (by
-// revoking) delete a Secret, nor inherit another object's value by reusing its name.
-// A missing Secret and one not granted get the same status, so that the status tells
-// nobody which Secrets exist or how they are labelled.
-func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1.HostedSecret) (string, *valueProblem, error) {
-	notGranted := &valueProblem{hubv1alpha1.ReasonSecretNotGranted, secrets.NotGrantedMessage(hs)}
-	key, ok := r.Lifecycle.Place.Of(hs)
-	if !ok {
-		// secretRef names a namespace that is neither the org's nor the value namespace.
-		return "", notGranted, nil
-	}
-	if errs := validation.IsDNS1123Subdomain(key.Name); len(errs) > 0 {
-		// Objects stored before the CRD validated secretRef.name: never ask for such a
-		// name (the apiserver would answer with an error on every retry).
-		return "", notGranted, nil
-	}
-	// Cached first (only Podium-labelled Secrets are there); a Secret applied without
-	// Podium's managed-by label is read once, uncached, and labelled below so that from
-	// then on the cache sees it. During a move the other side counts too (Place).
-	s, err := r.Lifecycle.Place.Find(ctx, hs, r.Client, r.APIReader)
-	if err != nil {
-		return "", nil, err
-	}
-	if ok, why := secrets.Granted(s, hs); !ok {
-		logf.FromContext(ctx).V(1).Info("The referenced Secret is not granted", "hostedSecret", client.ObjectKeyFromObject(hs), "why", why)
-		return "", notGranted, nil
-	}
-	dataKey := secrets.DataKey(hs)
-	value, ok := secrets.ValueOf(hs, s)
-	if !ok {
-		return "", &valueProblem{hubv1alpha1.ReasonValueMissing, fmt.Sprintf("Secret %s has no key %q", key.Name, dataKey)}, nil
-	}
-	if len(value) > secrets.MaxValueBytes {
-		return "", &valueProblem{hubv1alpha1.ReasonValueMissing, fmt.Sprintf(
-			"the value in Secret %s key %q is larger than %d bytes", key.Name, dataKey, secrets.MaxValueBytes)}, nil
-	}
-	if hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Status.Fingerprint == "" && r.Keyring != nil {
-		// A registry credential restored without its status: its fingerprint is the
-		// same HMAC under the same (restored) key.
-		fp, err := r.Keyring.Fingerprint(ctx, value)
-		if err != nil {
-			return "", nil, err
-		}
-		if err := r.Lifecycle.RecordFingerprint(ctx, hs, fp); err != nil {
-			return "", nil, err
-		}
-	}
-	return secrets.Last4(value), nil, r.own(ctx, hs, s)
-}
-
-// own labels the value Secret as Podium's and makes hs its owner (its controller,
-// unless another controller already owns it).
-func (r *HostedSecretReconciler) own(ctx context.Context, hs *hubv1alpha1.HostedSecret, s *corev1.Secret) error {
-	want := s.DeepCopy()
-	if want.Labels == nil {
-		want.Labels = map[string]string{}
-	}
-	want.Labels[hubv1alpha1.LabelManagedBy] = hubv1alpha1.ManagedByPodium
-	want.Labels[hubv1alpha1.LabelHostedSecret] = hs.Name
-	if want.Annotations == nil {
-		want.Annotations = map[string]string{}
-	}
-	want.Annotations[hubv1alpha1.AnnotationHostedSecretUID] = string(secrets.BindingID(hs))
-	reattached := isQuarantined(s)
-	delete(want.Labels, hubv1alpha1.LabelQuarantined)
-	delete(want.Annotations, hubv1alpha1.AnnotationQuarantinedAt)
-	if s.Namespace != hs.Namespace {
-		// The value namespace: no owner reference can cross namespaces; the org label
-		// is what the clean-up finds it by (Granted already required it).
-		want.Labels[hubv1alpha1.LabelOrg] = hs.Namespace
-	} else if err := controllerutil.SetControllerReference(hs, want, r.Client.Scheme()); err != nil {
-		if err := controllerutil.SetOwnerReference(hs, want, r.Client.Scheme()); err != nil {
-			return err
-		}
-	}
-	if equalMeta(s, want) {
-		return nil
-	}
-	// A merge patch of metadata only: the data is neither sent nor compared.
-	patch := client.MergeFromWithOptions(s, client.MergeFromWithOptimisticLock{})
-	if err := r.Client.Patch(ctx, want, patch); err != nil {
-		return fmt.Errorf("labelling Secret %s/%s as Podium's: %w", s.Namespace, s.Name, err)
-	}
-	if reattached {
-		r.event(hs, corev1.EventTypeNormal, hubv1alpha1.ReasonValueReattached, "Reattach",
-			"Value Secret %s/%s, quarantined, serves this secret (id %s) again", s.Namespace, s.Name, secrets.BindingID(hs))
-	}
-	return nil
-}
-
-func equalMeta(a, b *corev1.Secret) bool {
-	if len(a.Labels) != len(b.Labels) || len(a.OwnerReferences) != len(b.OwnerReferences) ||
-		a.Annotations[hubv1alpha1.AnnotationHostedSecretUID] != b.Annotations[hubv1alpha1.AnnotationHostedSecretUID] {
-		return false
-	}
-	for k, v := range b.Labels {
-		if a.Labels[k] != v {
-			return false
-		}
-	}
-	for i := range b.OwnerReferences {
-		if a.OwnerReferences[i].UID != b.OwnerReferences[i].UID || ptr.Deref(a.OwnerReferences[i].Controller, false) != ptr.Deref(b.OwnerReferences[i].Controller, false) {
-			return false
-		}
-	}
-	return true
-}
-
 // revokeOthers revokes, as superseded by hs, any other secret of hs's slot that still
 // shows active (a replacement interrupted between moving the pointer and revoking).
 func (r *HostedSecretReconciler) revokeOthers(ctx context.Context, hs *hubv1alpha1.HostedSecret) error {
@@ -419,176 +300,9 @@ func (r *HostedSecretReconciler) revokeOthers(ctx context.Context, hs *hubv1alph
 	return nil
 }
 
-// removeStrayValues looks after the value Secrets labelled for name that no live secret
-// uses, in the org namespace and in the value namespace (found by their org label: no
-// owner reference, so no garbage collection, reaches them). A revoked secret's value is
-// deleted. A value bound to a record (its binding annotation names an id) that no live
-// HostedSecret of that name has is quarantined, not deleted: after a restore the
-// HostedSecret may arrive later than its value, and a value lost is lost for good
-// (docs/operations.md, "Quarantine"); it is deleted once QuarantineGrace has passed,
-// and its HostedSecret, restored or re-attached meanwhile, takes it back. A labelled
-// Secret bound to no record was never anyone's value and is deleted. Each act is an
-// event. Absence is confirmed uncached, so a Secret created just after its HostedSecret
-// is never taken for a stray because the cache has not seen the HostedSecret yet. It
-// returns when to look again (a quarantine's end), 0 for never.
-func (r *HostedSecretReconciler) removeStrayValues(ctx context.Context, key types.NamespacedName, hs *hubv1alpha1.HostedSecret) (time.Duration, error) {
-	list, err := r.labelledValues(ctx, key)
-	if err != nil {
-		return 0, err
-	}
-	if len(list.Items) == 0 {
-		return 0, nil
-	}
-	if hs == nil {
-		fresh := &hubv1alpha1.HostedSecret{}
-		err := r.APIReader.Get(ctx, key, fresh)
-		switch {
-		case err == nil:
-			hs = fresh
-		case !apierrors.IsNotFound(err):
-			return 0, err
-		}
-	}
-	var again time.Duration
-	for i := range list.Items {
-		s := &list.Items[i]
-		if hs != nil && hs.Status.State != hubv1alpha1.StateRevoked && r.serves(s, hs) {
-			continue
-		}
-		_, bound := secrets.BoundTo(s)
-		if bound && (hs == nil || hs.Status.State != hubv1alpha1.StateRevoked || !secrets.IsBoundTo(s, hs)) {
-			wait, err := r.quarantine(ctx, s)
-			if err != nil {
-				return 0, err
-			}
-			if wait > 0 && (again == 0 || wait < again) {
-				again = wait
-			}
-			if wait > 0 {
-				continue
-			}
-		}
-		if err := r.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID}); err != nil {
-			if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-				continue
-			}
-			return 0, fmt.Errorf("deleting stray value Secret %s/%s: %w", s.Namespace, s.Name, err)
-		}
-		why := "no active secret uses it"
-		switch {
-		case isQuarantined(s):
-			why = "its quarantine ended and no HostedSecret took it back"
-		case !bound:
-			why = "it is labelled for a HostedSecret but was never bound to one"
-		}
-		r.event(s, corev1.EventTypeNormal, hubv1alpha1.ReasonStrayValueDeleted, "DeleteStrayValue",
-			"Deleted value Secret %s/%s of HostedSecret %s/%s: %s", s.Namespace, s.Name, key.Namespace, key.Name, why)
-		logf.FromContext(ctx).Info("Deleted a value Secret no active secret uses", "secret", client.ObjectKeyFromObject(s), "why", why)
-	}
-	return again, nil
-}
-
-// labelledValues are the Secrets labelled as values of the HostedSecret key: in its org,
-// and in the value namespace (labelled with the org too) when that is another one.
-func (r *HostedSecretReconciler) labelledValues(ctx context.Context, key types.NamespacedName) (*corev1.SecretList, error) {
-	list := &corev1.SecretList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(key.Namespace), client.MatchingLabels{hubv1alpha1.LabelHostedSecret: key.Name}); err != nil {
-		return nil, err
-	}
-	if vns := r.Lifecycle.Place.Namespace; vns != "" && vns != key.Namespace {
-		there := &corev1.SecretList{}
-		if err := r.Client.List(ctx, there, client.InNamespace(vns), client.MatchingLabels{
-			hubv1alpha1.LabelHostedSecret: key.Name, hubv1alpha1.LabelOrg: key.Namespace,
-		}); err != nil {
-			return nil, err
-		}
-		list.Items = append(list.Items, there.Items...)
-	}
-	return list, nil
-}
-
-// DefaultQuarantineGrace is how long a quarantined value Secret is kept
-// (docs/operations.md, "Quarantine").
-const DefaultQuarantineGrace = 7 * 24 * time.Hour
-
-// quarantine marks s quarantined (label and time) the first time, with a Warning event,
-// and returns how long it is still kept: 0 when its grace has passed.
-func (r *HostedSecretReconciler) quarantine(ctx context.Context, s *corev1.Secret) (time.Duration, error) {
-	grace := r.QuarantineGrace
-	if grace == 0 {
-		grace = DefaultQuarantineGrace
-	}
-	if isQuarantined(s) {
-		since, err := time.Parse(time.RFC3339, s.Annotations[hubv1alpha1.AnnotationQuarantinedAt])
-		if err != nil {
-			since = r.now() // unreadable: the quarantine starts again, nothing is lost
-		}
-		if wait := since.Add(grace).Sub(r.now()); wait > 0 {
-			return wait, nil
-		}
-		return 0, nil
-	}
-	base := s.DeepCopy()
-	if s.Labels == nil {
-		s.Labels = map[string]string{}
-	}
-	if s.Annotations == nil {
-		s.Annotations = map[string]string{}
-	}
-	now := r.now().UTC()
-	s.Labels[hubv1alpha1.LabelQuarantined] = "true"
-	s.Annotations[hubv1alpha1.AnnotationQuarantinedAt] = now.Format(time.RFC3339)
-	// A merge patch of metadata only, at the version read: the data is neither sent nor
-	// compared, and a Secret changed meanwhile is looked at again.
-	if err := r.Client.Patch(ctx, s, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-			return grace, nil
-		}
-		return 0, fmt.Errorf("quarantining value Secret %s/%s: %w", s.Namespace, s.Name, err)
-	}
-	id, _ := secrets.BoundTo(s)
-	r.event(s, corev1.EventTypeWarning, hubv1alpha1.ReasonValueQuarantined, "Quarantine",
-		"Value Secret %s/%s is bound to hosted secret %s, which no live HostedSecret %s is; it is kept until %s (a restored HostedSecret takes it back; to re-attach it, see docs/operations.md, Backup and restore), then deleted",
-		s.Namespace, s.Name, id, s.Labels[hubv1alpha1.LabelHostedSecret], now.Add(grace).Format(time.RFC3339))
-	logf.FromContext(ctx).Info("Quarantined a value Secret no live secret is bound to", "secret", client.ObjectKeyFromObject(s), "boundTo", id)
-	return grace, nil
-}
-
-func isQuarantined(s *corev1.Secret) bool {
-	return s.Labels[hubv1alpha1.LabelQuarantined] != ""
-}
-
 // event records an event when the reconciler has a recorder.
 func (r *HostedSecretReconciler) event(obj client.Object, typ, reason, action, note string, args ...any) {
 	if r.Lifecycle.Events != nil {
 		r.Lifecycle.Events.Eventf(obj, nil, typ, reason, action, note, args...)
 	}
-}
-
-// serves says whether s is a value Secret of the live secret hs: in its namespace, owned
-// by it or bound to it (a restore strips owner references; the binding annotation
-// stays); in the value namespace, bound to it at one of its places (Place.Places: the
-// copy of a move under way is kept).
-func (r *HostedSecretReconciler) serves(s *corev1.Secret, hs *hubv1alpha1.HostedSecret) bool {
-	if s.Namespace == hs.Namespace {
-		return ownedBy(s, hs.UID) || secrets.IsBoundTo(s, hs)
-	}
-	if !secrets.IsBoundTo(s, hs) {
-		return false
-	}
-	for _, k := range r.Lifecycle.Place.Places(hs) {
-		if k == client.ObjectKeyFromObject(s) {
-			return true
-		}
-	}
-	return false
-}
-
-func ownedBy(s *corev1.Secret, uid types.UID) bool {
-	for _, o := range s.OwnerReferences {
-		if o.UID == uid {
-			return true
-		}
-	}
-	return false
 }
