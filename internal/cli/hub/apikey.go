@@ -3,6 +3,7 @@ package hub
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -44,9 +45,8 @@ func NewAPIWithKey(endpoint, key, source string) (*API, error) {
 		return nil, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthenticated, "%s is empty: it must hold a Podium API key (podium auth api-key create)", source)
 	}
 	base := strings.TrimRight(endpoint, "/")
-	plain := &http.Client{Transport: http.DefaultTransport, Timeout: 60 * time.Second}
-	rt := &keyTransport{next: http.DefaultTransport, exchange: &keyExchange{url: base + exchangePath, key: key, source: source, http: plain}}
-	return &API{base: base, http: &http.Client{Transport: rt, Timeout: 60 * time.Second}}, nil
+	rt := &keyTransport{next: http.DefaultTransport, exchange: &keyExchange{url: base + exchangePath, key: key, source: source, http: newHTTPClient(http.DefaultTransport)}}
+	return &API{base: base, http: newHTTPClient(rt)}, nil
 }
 
 // checkKeyTransport refuses to send a key in clear text off the machine: https, or http
@@ -89,6 +89,10 @@ func (e *keyExchange) accessToken(stale string) (string, error) {
 	body, _ := json.Marshal(map[string]string{"api_key": e.key})
 	resp, err := e.http.Post(e.url, "application/json", bytes.NewReader(body))
 	if err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			return "", ae // a redirect (newHTTPClient): it names the endpoint, never the key
+		}
 		// The transport's reason names the URL, never the body (the key).
 		return "", apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable, "exchanging the API key of %s at %s: %v", e.source, e.url, unwrapURLError(err))
 	}

@@ -82,7 +82,12 @@ func New(o Options) (*Client, error) {
 	// A CLI reports errors itself; controller-runtime would otherwise warn on stderr
 	// that no logger was set.
 	logf.SetLogger(logr.Discard())
-	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the cluster: %w", err)
+	}
+	hc.CheckRedirect = refuseRedirect // the kubeconfig's credential goes to its server only
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme, HTTPClient: hc})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the cluster: %w", err)
 	}

@@ -54,7 +54,29 @@ func NewAPI(o Options, endpoint string) (*API, error) {
 	if tc.WrapTransport != nil {
 		rt = tc.WrapTransport(rt)
 	}
-	return &API{base: strings.TrimRight(endpoint, "/"), http: &http.Client{Transport: rt, Timeout: 60 * time.Second}}, nil
+	return &API{base: strings.TrimRight(endpoint, "/"), http: newHTTPClient(rt)}, nil
+}
+
+// newHTTPClient is every client of Podium's HTTP API that carries a credential (the
+// kubeconfig's bearer, an API key, its access token): it follows no redirect (nor does
+// the Kubernetes client, New: refuseRedirect is its CheckRedirect too). A
+// transport that signs each request would sign the redirected one too, and a 307 sends
+// the exchange's body (the key) again, to whatever host the answer names. A redirect is
+// an error naming the endpoint and where it pointed, never the credential.
+func newHTTPClient(rt http.RoundTripper) *http.Client {
+	return &http.Client{Transport: rt, Timeout: 60 * time.Second, CheckRedirect: refuseRedirect}
+}
+
+func refuseRedirect(req *http.Request, via []*http.Request) error {
+	from, status := "", 0
+	if len(via) > 0 {
+		from = via[len(via)-1].URL.Redacted()
+	}
+	if req.Response != nil {
+		status = req.Response.StatusCode
+	}
+	return apierr.New(http.StatusBadGateway, apierr.CodeUnavailable,
+		"%s answered a redirect (%d) to %s; podium follows no redirect with a credential: use the URL the server is served at", from, status, req.URL.Redacted())
 }
 
 // checkEndpoint checks that endpoint is given and an http(s) URL.
