@@ -126,6 +126,7 @@ func TestInstallerAppliesToARealAPIServer(t *testing.T) {
 		"Deployment":               {"podium-operator"},
 		"Service":                  {"podium", "podium-metrics"},
 		"PodDisruptionBudget":      {"podium-operator"},
+		"NetworkPolicy":            {"podium-webhook"},
 	} {
 		for _, name := range want {
 			if !slices.Contains(got[kind], name) {
@@ -357,4 +358,73 @@ func keys(m map[string][]string) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestWebhookNetworkPolicy: the NetworkPolicy config/default ships selects the operator's
+// Pods, admits the webhook port only from the sources it names (not from every Pod), and
+// leaves every other port the Deployment declares open, as without it.
+func TestWebhookNetworkPolicy(t *testing.T) {
+	kubectl, err := testenv.Kubectl()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(kubectl, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "default")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kustomize config/default: %v\n%s", err, out)
+	}
+	var np, deploy *unstructured.Unstructured
+	for _, o := range objects(t, out) {
+		switch {
+		case o.GetKind() == "NetworkPolicy" && o.GetName() == "podium-webhook":
+			np = o
+		case o.GetKind() == "Deployment" && o.GetName() == "podium-operator":
+			deploy = o
+		}
+	}
+	if np == nil || deploy == nil {
+		t.Fatal("config/default has no NetworkPolicy podium-webhook or no Deployment podium-operator")
+	}
+	sel, _, _ := unstructured.NestedStringMap(np.Object, "spec", "podSelector", "matchLabels")
+	labels, _, _ := unstructured.NestedStringMap(deploy.Object, "spec", "template", "metadata", "labels")
+	for k, v := range sel {
+		if labels[k] != v {
+			t.Errorf("the NetworkPolicy selects %s=%s, which the operator's Pods do not carry (%v)", k, v, labels)
+		}
+	}
+	cs, _, _ := unstructured.NestedSlice(deploy.Object, "spec", "template", "spec", "containers")
+	ports, _, _ := unstructured.NestedSlice(cs[0].(map[string]any), "ports")
+	open := map[string]bool{}
+	rules, _, _ := unstructured.NestedSlice(np.Object, "spec", "ingress")
+	for _, r := range rules {
+		rule := r.(map[string]any)
+		from, _, _ := unstructured.NestedSlice(rule, "from")
+		rp, _, _ := unstructured.NestedSlice(rule, "ports")
+		for _, p := range rp {
+			name := fmt.Sprint(p.(map[string]any)["port"])
+			if name == "webhook" {
+				if len(from) == 0 {
+					t.Error("the webhook port is open to every source")
+				}
+				for _, f := range from {
+					fm := f.(map[string]any)
+					if _, ok := fm["podSelector"]; ok {
+						t.Errorf("the webhook port admits Pods by selector: %v", fm)
+					}
+					if ns, ok := fm["namespaceSelector"]; ok && fmt.Sprint(ns) != "map[matchLabels:map[kubernetes.io/metadata.name:kube-system]]" {
+						t.Errorf("the webhook port admits a namespace other than kube-system: %v", ns)
+					}
+				}
+				continue
+			}
+			if len(from) == 0 {
+				open[name] = true
+			}
+		}
+	}
+	for _, p := range ports {
+		name := fmt.Sprint(p.(map[string]any)["name"])
+		if name != "webhook" && !open[name] {
+			t.Errorf("port %s of the operator is closed by the NetworkPolicy", name)
+		}
+	}
 }

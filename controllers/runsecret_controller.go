@@ -25,8 +25,9 @@ import (
 	"podium.dev/podium/internal/index"
 )
 
-// RunSecretReconciler looks after the run Secrets admission creates (internal/delivery):
-// it makes each one owned by its Job or Pod once that exists, deletes it when the run
+// RunSecretReconciler looks after the run Secrets delivery writes (internal/delivery):
+// it writes again one whose write after admission did not happen (reissue), makes one
+// written without an owner owned by its Job or Pod, deletes it when the run
 // finishes or is gone, when no run was ever created with it, and in any case at MaxAge,
 // and removes a revoked, purged or deleted secret's value from the run Secrets of runs
 // that have not started yet. Jobs and Pods are cached only when admission labelled them
@@ -42,10 +43,10 @@ type RunSecretReconciler struct {
 	// Events may be nil (tests): the RunSecretDeleted and RunSecretValuesRemoved events
 	// are then not emitted.
 	Events eventRecorder
-	// Reissue, when set, returns again the run Secret admission decided for a Job
-	// (delivery.Resolver.Reissue): a Job's run Secret is written after admission
-	// answered, and this writes it should that not have happened.
-	Reissue func(context.Context, *batchv1.Job) (*corev1.Secret, error)
+	// Reissue, when set, returns again the run Secret admission decided for a Job or
+	// a Pod (kind; delivery.Resolver.Reissue): a run Secret is written after admission
+	// answered, once the run is stored, and this writes it should that not have happened.
+	Reissue func(ctx context.Context, kind string, run client.Object) (*corev1.Secret, error)
 }
 
 // Reasons of the run Secret controller's events (they name the Secret and env vars,
@@ -175,25 +176,43 @@ func (r *RunSecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	return ctrl.Result{RequeueAfter: v.RequeueAfter}, nil
 }
 
-// reissue writes the run Secret named req of a Job admitted less than
+// reissue writes the run Secret named req of a Job or Pod admitted less than
 // delivery.ReissueWindow ago that has not finished, when admission's own write after its
 // answer has not happened within delivery.ReissueAfter (the operator stopped between the
-// two). Later, or for a finished Job, a missing run Secret stays missing: the operator
+// two). Later, or for a finished run, a missing run Secret stays missing: the operator
 // deleted it on purpose (the run finished, or reached MaxAge), or an administrator did.
+// A Secret found under the name that is not the operator's is replaced
+// (delivery.WriteRunSecret), never adopted.
 func (r *RunSecretReconciler) reissue(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	if r.Reissue == nil {
 		return ctrl.Result{}, nil
 	}
+	type candidate struct {
+		kind  string
+		obj   client.Object
+		owner *delivery.RunOwner
+	}
+	var runs []candidate
+	opts := []client.ListOption{client.InNamespace(req.Namespace), runsOf(false, req.Name)}
 	jobs := &batchv1.JobList{}
-	if err := r.Client.List(ctx, jobs, client.InNamespace(req.Namespace), runsOf(false, req.Name)); err != nil {
+	if err := r.Client.List(ctx, jobs, opts...); err != nil {
 		return ctrl.Result{}, err
+	}
+	for i := range jobs.Items {
+		runs = append(runs, candidate{delivery.KindJob, &jobs.Items[i], delivery.JobOwner(&jobs.Items[i])})
+	}
+	pods := &corev1.PodList{}
+	if err := r.Client.List(ctx, pods, opts...); err != nil {
+		return ctrl.Result{}, err
+	}
+	for i := range pods.Items {
+		runs = append(runs, candidate{delivery.KindPod, &pods.Items[i], delivery.PodOwner(&pods.Items[i])})
 	}
 	window := min(delivery.ReissueWindow, r.MaxAge/2)
 	var res ctrl.Result
-	for i := range jobs.Items {
-		job := &jobs.Items[i]
-		age := r.now().Sub(job.CreationTimestamp.Time)
-		if age >= window || job.DeletionTimestamp != nil || delivery.JobOwner(job).Finished {
+	for _, run := range runs {
+		age := r.now().Sub(run.obj.GetCreationTimestamp().Time)
+		if age >= window || run.obj.GetDeletionTimestamp() != nil || run.owner.Finished {
 			continue
 		}
 		if age < delivery.ReissueAfter {
@@ -204,16 +223,16 @@ func (r *RunSecretReconciler) reissue(ctx context.Context, req ctrl.Request) (ct
 		if err := r.APIReader.Get(ctx, req.NamespacedName, &corev1.Secret{}); !apierrors.IsNotFound(err) {
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
-		s, err := r.Reissue(ctx, job)
+		s, err := r.Reissue(ctx, run.kind, run.obj)
 		if err != nil || s == nil {
 			return ctrl.Result{}, err
 		}
-		if err := r.Client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := delivery.WriteRunSecret(ctx, r.Client, r.APIReader, s); err != nil {
 			return ctrl.Result{}, fmt.Errorf("reissuing run Secret %s: %w", req.NamespacedName, err)
 		}
-		logf.FromContext(ctx).Info("Reissued the run Secret of a Job admission answered without it", "secret", req.NamespacedName, "job", job.Name)
+		logf.FromContext(ctx).Info("Reissued the run Secret of a run admission answered without it", "secret", req.NamespacedName, "kind", run.kind, "run", run.obj.GetName())
 		if r.Events != nil {
-			r.Events.Eventf(job, nil, corev1.EventTypeNormal, ReasonRunSecretReissued, "Reissue",
+			r.Events.Eventf(run.obj, nil, corev1.EventTypeNormal, ReasonRunSecretReissued, "Reissue",
 				"Wrote run Secret %s again from what admission recorded: %s", req.Name, s.Annotations[hubv1alpha1.AnnotationRunHostedSecrets])
 		}
 		return ctrl.Result{}, nil

@@ -206,6 +206,15 @@ var _ = Describe("Delivery into Jobs", func() {
 		w := strings.Join(carol.warnings.take(), "\n")
 		Expect(w).To(ContainSubstring("ANTHROPIC_API_KEY is not delivered: " + carol.User + " has no active secret for it"))
 		Expect(w).To(ContainSubstring(`"not-a-uuid" is not a UUID`))
+
+		By("naming a job id, it says that neither the job nor the requester has one")
+		jobID := uuid.NewString()
+		_, err = carol.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("carol-job", map[string]string{
+			hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY", hubv1alpha1.AnnotationJobID: jobID,
+		}), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Join(carol.warnings.take(), "\n")).To(ContainSubstring(
+			"ANTHROPIC_API_KEY is not delivered: neither job " + jobID + " nor " + carol.User + " has an active secret for it"))
 		Expect(runSecretCount(acme.Name)).To(Equal(0))
 	})
 
@@ -225,12 +234,19 @@ var _ = Describe("Delivery into Jobs", func() {
 		Expect(updated.Annotations).To(HaveKeyWithValue("note", "changed"))
 	})
 
-	It("creates nothing on a dry run, and leaves last_used_at alone", func() {
-		created, err := alice.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("dry", map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY,OPENAI_API_KEY"}),
+	It("looks nothing up and creates nothing on a dry run, and leaves last_used_at alone", func() {
+		created, err := alice.CS.BatchV1().Jobs(acme.Name).Create(ctx, job("dry", map[string]string{hubv1alpha1.AnnotationSecrets: "ANTHROPIC_API_KEY,OPENAI_API_KEY,PATH"}),
 			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(envRef(created.Spec.Template.Spec.Containers[0], "ANTHROPIC_API_KEY")).NotTo(BeNil())
-		Expect(strings.Join(alice.warnings.take(), "\n")).To(ContainSubstring("OPENAI_API_KEY is not delivered"))
+		// The answer does not depend on what the requester holds (docs/secrets.md, "Dry runs").
+		Expect(created.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationRequester, alice.User))
+		Expect(created.Annotations).NotTo(HaveKey(hubv1alpha1.AnnotationDelivered))
+		Expect(created.Labels).NotTo(HaveKey(hubv1alpha1.LabelRunSecret))
+		Expect(envRef(created.Spec.Template.Spec.Containers[0], "ANTHROPIC_API_KEY")).To(BeNil())
+		w := strings.Join(alice.warnings.take(), "\n")
+		Expect(w).To(ContainSubstring("this is a dry run: no hosted secret was looked up"))
+		Expect(w).To(ContainSubstring("PATH is reserved"))
+		Expect(w).NotTo(ContainSubstring("is not delivered"))
 		Expect(runSecretCount(acme.Name)).To(Equal(0))
 		Expect(listed(alice)[aliceKey.ID].LastUsedAt).To(BeNil())
 	})

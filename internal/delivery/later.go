@@ -9,7 +9,6 @@ import (
 	"github.com/go-logr/logr"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
@@ -19,13 +18,14 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
 
-// A Job's Pods are made by its controller after the Job is stored, and only they read its
-// run Secret; so admission answers a Job without waiting for its run Secret's write, and
-// writes it (and the last-use bookkeeping of every run) in the background once the Job
-// is stored, owned by the Job (docs/secrets.md, "When the run Secret is written"). A Pod
-// starts at once: its run Secret is written before its admission answers. Should the
-// background write not happen (the operator stopped between the two), the run Secret
-// controller writes it again from what admission recorded on the Job (Reissue).
+// Admission answers a run without writing anything: its run Secret (and the last-use
+// bookkeeping and metrics of every run) is written in the background once the run is
+// stored as admission answered it (stored.go), owned by the run (docs/secrets.md, "When
+// the run Secret is written"). A Job's Pods are made by its controller after that, so
+// they find it there; a bare Pod may be bound first, and its kubelet retries until the
+// Secret is there. Should the background write not happen (the operator stopped between
+// the two), the run Secret controller writes it again from what admission recorded on
+// the run (Reissue).
 
 // laterBackoff retries a background write that failed for a moment (apiserver busy or
 // restarting): about 30 s in all.
@@ -42,28 +42,6 @@ func inBackground(f func(ctx context.Context)) {
 	}()
 }
 
-// storedJob waits until the Job admission gave run Secret name is in the cache c reads
-// (its watch event: the Job is stored), at most ReissueAfter, and returns it; nil when it
-// does not come (refused after admission answered: no run Secret is written for it; or
-// the cache is that far behind: Reissue writes it). Waiting for the store means the run
-// Secret's write does not share the apiserver with the Job's own create, and the Secret
-// is owned by its Job from its first write (no adoption write).
-func storedJob(ctx context.Context, c client.Reader, runsOf func(string) client.ListOption, namespace, name string) *batchv1.Job {
-	ctx, cancel := context.WithTimeout(ctx, ReissueAfter)
-	defer cancel()
-	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
-		list := &batchv1.JobList{}
-		if err := c.List(ctx, list, client.InNamespace(namespace), runsOf(name)); err == nil && len(list.Items) == 1 {
-			return &list.Items[0]
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(pause):
-		}
-	}
-}
-
 // RunOwnerRef is the reference that makes run, of kind (KindJob or KindPod), its run
 // Secret's controller, so that deleting the run deletes the Secret (garbage collection).
 func RunOwnerRef(kind string, run client.Object) metav1.OwnerReference {
@@ -74,15 +52,11 @@ func RunOwnerRef(kind string, run client.Object) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: run.GetName(), UID: run.GetUID(), Controller: ptr.To(true)}
 }
 
-// createRunSecret creates s, retrying while the apiserver fails; a Secret of that name
-// already there (written by Reissue) is success.
-func createRunSecret(ctx context.Context, c client.Client, s *corev1.Secret, log logr.Logger) {
-	err := retry.OnError(laterBackoff, func(err error) bool { return !apierrors.IsAlreadyExists(err) && ctx.Err() == nil }, func() error {
-		err := c.Create(ctx, s.DeepCopy())
-		if apierrors.IsAlreadyExists(err) {
-			return nil
-		}
-		return err
+// createRunSecret writes run Secret s (WriteRunSecret), retrying while the apiserver
+// fails or a Secret that is not the operator's stood under its name.
+func createRunSecret(ctx context.Context, c client.Client, api client.Reader, s *corev1.Secret, log logr.Logger) {
+	err := retry.OnError(laterBackoff, func(error) bool { return ctx.Err() == nil }, func() error {
+		return WriteRunSecret(ctx, c, api, s)
 	})
 	if err != nil {
 		// The run Secret controller reissues it (Reissue).
@@ -90,7 +64,7 @@ func createRunSecret(ctx context.Context, c client.Client, s *corev1.Secret, log
 	}
 }
 
-// ReissueWindow is how long after a Job's creation its run Secret, when missing, is
+// ReissueWindow is how long after a run's creation its run Secret, when missing, is
 // written again from what admission recorded; later, a missing run Secret is one the
 // operator deleted (the run finished, or reached its maximum age) or an administrator
 // did.
@@ -100,23 +74,25 @@ const ReissueWindow = 10 * time.Minute
 // write to happen before it reissues a missing run Secret.
 const ReissueAfter = 10 * time.Second
 
-// Reissue resolves again, for the requester admission recorded on job, the secrets
-// admission delivered to it (hub.podium.dev/delivered and
+// Reissue resolves again, for the requester admission recorded on run (a Job or a Pod,
+// kind), the secrets admission delivered to it (hub.podium.dev/delivered and
 // hub.podium.dev/delivered-registry-credentials: never more), and returns its run
-// Secret, named by the label admission set; nil when none of them is still deliverable
-// (revoked, purged, deleted since) or the Job carries no delivery record.
-func (r *Resolver) Reissue(ctx context.Context, job *batchv1.Job) (*corev1.Secret, error) {
-	name := job.Labels[hubv1alpha1.LabelRunSecret]
-	requester := job.Annotations[hubv1alpha1.AnnotationRequester]
-	if name == "" || requester == "" || !recordsDelivery(&job.ObjectMeta) {
+// Secret, named by the label admission set and owned by run; nil when none of them is
+// still deliverable (revoked, purged, deleted since) or the run carries no delivery
+// record.
+func (r *Resolver) Reissue(ctx context.Context, kind string, run client.Object) (*corev1.Secret, error) {
+	labels, annotations := run.GetLabels(), run.GetAnnotations()
+	name := labels[hubv1alpha1.LabelRunSecret]
+	requester := annotations[hubv1alpha1.AnnotationRequester]
+	if name == "" || requester == "" || !recordsDelivery(&metav1.ObjectMeta{Annotations: annotations}) {
 		return nil, nil
 	}
-	plan, err := r.Resolve(ctx, job.Namespace, requester, ParseRequest(job.Annotations))
+	plan, err := r.Resolve(ctx, run.GetNamespace(), requester, ParseRequest(annotations))
 	if err != nil {
 		return nil, err
 	}
-	env := recordedList(job.Annotations[hubv1alpha1.AnnotationDelivered])
-	reg := recordedList(job.Annotations[hubv1alpha1.AnnotationDeliveredRegistry])
+	env := recordedList(annotations[hubv1alpha1.AnnotationDelivered])
+	reg := recordedList(annotations[hubv1alpha1.AnnotationDeliveredRegistry])
 	plan.Delivered = slices.DeleteFunc(plan.Delivered, func(d Delivery) bool { return !slices.Contains(env, d.EnvVar) })
 	plan.Pulls = slices.DeleteFunc(plan.Pulls, func(d Delivery) bool {
 		return d.Secret.Spec.Registry == nil || !slices.Contains(reg, d.Secret.Spec.Registry.DisplayName)
@@ -124,7 +100,9 @@ func (r *Resolver) Reissue(ctx context.Context, job *batchv1.Job) (*corev1.Secre
 	if len(plan.Delivered)+len(plan.Pulls) == 0 {
 		return nil, nil
 	}
-	return RunSecret(job.Namespace, name, KindJob, requester, plan), nil
+	s := RunSecret(run.GetNamespace(), name, kind, requester, plan)
+	s.OwnerReferences = []metav1.OwnerReference{RunOwnerRef(kind, run)}
+	return s, nil
 }
 
 func recordedList(s string) []string {

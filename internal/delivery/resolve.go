@@ -104,7 +104,7 @@ func (r *Resolver) Resolve(ctx context.Context, namespace, requester string, req
 			}
 		}
 		if d == nil {
-			plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is not delivered: %s has no active secret for it%s", name, whose(requester, req.JobID), forModels(r.Config, req.Models, name)))
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is not delivered: %s%s", name, noActiveSecret(requester, req.JobID), forModels(r.Config, req.Models, name)))
 			plan.Missed = append(plan.Missed, metrics.NotDeliveredNoActiveSecret)
 			continue
 		}
@@ -180,12 +180,12 @@ func (r *Resolver) active(ctx context.Context, slot secrets.Slot) (*Delivery, er
 	return &Delivery{EnvVar: slot.EnvVar, Secret: hs, value: v}, nil
 }
 
-// whose says where a name was looked for.
-func whose(requester, jobID string) string {
+// noActiveSecret says where a name was looked for and found nothing.
+func noActiveSecret(requester, jobID string) string {
 	if jobID != "" {
-		return "neither job " + jobID + " nor " + requester
+		return "neither job " + jobID + " nor " + requester + " has an active secret for it"
 	}
-	return requester
+	return requester + " has no active secret for it"
 }
 
 // forModels names the models of the run whose provider authenticates with name.

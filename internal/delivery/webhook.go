@@ -33,15 +33,15 @@ const JobControllerUser = "system:serviceaccount:kube-system:job-controller"
 const ControllerManagerUser = "system:kube-controller-manager"
 
 // Injector is the admission handler. On create of a run (a Job or Pod) it records the
-// requester, resolves what the run asks for, creates the run Secret and points the pod
-// spec at it; on create of a template kind (CronJob, Deployment, ReplicaSet,
+// requester, resolves what the run asks for, points the pod spec at a run Secret and
+// writes that Secret once the run is stored as answered (afterAnswer); on create of a template kind (CronJob, Deployment, ReplicaSet,
 // StatefulSet, DaemonSet, ReplicationController, PodTemplate) it records the requester
 // on the template, for the runs its controller makes from it. On update it keeps what
 // admission recorded, except that whoever changes a template kind's template becomes
 // its requester.
 type Injector struct {
 	Resolver *Resolver
-	// Client creates run Secrets.
+	// Client creates run Secrets and reads (cached) the runs they are written for.
 	Client client.Client
 	// MarkUsed records that secrets were delivered (status.lastUsedAt).
 	MarkUsed func(context.Context, []*hubv1alpha1.HostedSecret) error
@@ -129,40 +129,35 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 	if !Asks(r.meta.Annotations) {
 		return patched(req, r, nil)
 	}
-	plan, err := in.Resolver.Resolve(ctx, req.Namespace, requester, ParseRequest(r.meta.Annotations))
+	ask := ParseRequest(r.meta.Annotations)
+	if dryRun(req) {
+		// Nothing is looked up: the answer is the same whoever the requester is and
+		// whatever they hold (docs/secrets.md, "Dry runs").
+		return patched(req, r, dryRunWarnings(in.Resolver.Config, ask))
+	}
+	plan, err := in.Resolver.Resolve(ctx, req.Namespace, requester, ask)
 	if err != nil {
 		in.Log.Error(err, "Resolving the secrets of a run failed", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name)
 		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("podium could not look up the hosted secrets of this %s; try again", r.kind))
 	}
 	warnings := plan.Warnings
+	var secret *corev1.Secret
 	if len(plan.Delivered)+len(plan.Pulls) > 0 {
-		more, err := in.deliver(ctx, req, r, requester, plan)
-		if err != nil {
-			return admission.Errored(http.StatusInternalServerError, err)
-		}
+		var more []string
+		secret, more = in.deliver(req, r, requester, plan)
 		warnings = append(warnings, more...)
 	}
-	if !dryRun(req) {
-		metrics.CountDelivery(len(plan.Delivered), len(plan.Pulls), plan.Missed)
-	}
+	in.afterAnswer(stored{kind: r.kind, namespace: req.Namespace, name: r.meta.Name, requester: requester, recorded: recorded(r.meta)}, secret, plan)
 	return patched(req, r, warnings)
 }
 
-// deliver gives run r of requester what plan holds: its run Secret (a Pod's written
-// now, a Job's right after the answer), the recorded delivery, the env references and
-// the imagePullSecret. It returns the warnings of env variables the spec sets itself.
-func (in *Injector) deliver(ctx context.Context, req admission.Request, r *run, requester string, plan Plan) ([]string, error) {
+// deliver records on run r of requester what plan holds (the run Secret's name, the
+// delivered lists, the env references and the imagePullSecret) and returns the run
+// Secret to write once the run is stored (afterAnswer) and the warnings of env variables
+// the spec sets itself.
+func (in *Injector) deliver(req admission.Request, r *run, requester string, plan Plan) (*corev1.Secret, []string) {
 	name := RunSecretName()
 	secret := RunSecret(req.Namespace, name, r.kind, requester, plan)
-	// A Pod starts at once: its run Secret is there before it is admitted. A Job's is
-	// written right after the answer (later.go).
-	if !dryRun(req) && r.kind == KindPod {
-		if err := in.Client.Create(ctx, secret); err != nil {
-			in.Log.Error(err, "Creating a run Secret failed", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name)
-			return nil, fmt.Errorf("podium could not create the run Secret of this %s; try again", r.kind)
-		}
-		secret = nil
-	}
 	setMap(&r.meta.Labels, hubv1alpha1.LabelRunSecret, name)
 	var warnings []string
 	if len(plan.Delivered) > 0 {
@@ -173,36 +168,45 @@ func (in *Injector) deliver(ctx context.Context, req admission.Request, r *run, 
 		r.record(hubv1alpha1.AnnotationDeliveredRegistry, strings.Join(plan.RegistryNames(), ","))
 		InjectPullSecret(r.spec, name)
 	}
-	if !dryRun(req) {
-		in.afterAnswer(req.Namespace, secret, plan)
-	}
-	in.Log.V(1).Info("Delivered hosted secrets", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name,
+	in.Log.V(1).Info("Delivering hosted secrets once the run is stored", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name,
 		"requester", requester, "runSecret", name, "envVars", plan.Names(), "registryCredentials", plan.RegistryNames())
-	return warnings, nil
+	return secret, warnings
 }
 
-// afterAnswer writes, once admission has answered, a Job's run Secret (nil for a Pod's,
-// written already) once the Job is stored, and when the delivered secrets were last used:
-// neither holds up the create.
-func (in *Injector) afterAnswer(namespace string, secret *corev1.Secret, plan Plan) {
+// afterAnswer does, once admission has answered and only once the run it answered is
+// stored as answered (storedRun), what delivery does beyond the answer: writes the run
+// Secret (nil when nothing was delivered), owned by the run, records when the delivered
+// secrets were last used, and counts the delivery. An answer to a review of a run that is
+// never stored (refused by a later admission step, or a review no apiserver sent) has no
+// effect (docs/secrets.md, "When the run Secret is written").
+func (in *Injector) afterAnswer(want stored, secret *corev1.Secret, plan Plan) {
 	all := plan.All()
 	used := make([]*hubv1alpha1.HostedSecret, len(all))
 	for i, d := range all {
 		used[i] = d.Secret.DeepCopy() // MarkUsed writes its status; the answer still reads it
 	}
 	inBackground(func(ctx context.Context) {
+		var obj client.Object
 		if secret != nil {
-			if job := storedJob(ctx, in.Client, in.RunsOf, namespace, secret.Name); job != nil {
-				secret.OwnerReferences = []metav1.OwnerReference{RunOwnerRef(KindJob, job)}
-				createRunSecret(ctx, in.Client, secret, in.Log)
-			} else {
-				in.Log.V(1).Info("A Job given a run Secret was not stored (refused after admission, or the cache is behind: the run Secret controller reissues it)",
-					"namespace", namespace, "runSecret", secret.Name)
-			}
+			want.runSecret = secret.Name
+			obj = storedRun(ctx, in.Client, in.RunsOf, want)
+		} else {
+			obj = storedByName(ctx, in.Resolver.API, want)
 		}
+		if obj == nil {
+			in.Log.V(1).Info("A run admission answered was not stored as answered: nothing is written for it (refused after admission, or a review no apiserver sent; should the cache be that far behind, the run Secret controller reissues it)",
+				"kind", want.kind, "namespace", want.namespace, "name", want.name)
+			return
+		}
+		metrics.CountDelivery(len(plan.Delivered), len(plan.Pulls), plan.Missed)
+		if secret == nil {
+			return
+		}
+		secret.OwnerReferences = []metav1.OwnerReference{RunOwnerRef(want.kind, obj)}
+		createRunSecret(ctx, in.Client, in.Resolver.API, secret, in.Log)
 		if err := in.MarkUsed(ctx, used); err != nil {
 			// Delivery succeeded; only the bookkeeping did not.
-			in.Log.Error(err, "Recording last use of delivered secrets failed", "namespace", namespace)
+			in.Log.Error(err, "Recording last use of delivered secrets failed", "namespace", want.namespace)
 		}
 	})
 }

@@ -95,9 +95,10 @@ var _ = Describe("Delivery", func() {
 
 		_, err := alice.CS.CoreV1().Pods(ns).Create(ctx, pod("ANTHROPIC_API_KEY,OPENAI_API_KEY,HTTPS_PROXY"), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(before(metrics.SecretsDeliveredName, env)).To(Equal(envBefore + 1))
-		Expect(before(metrics.SecretsNotDeliveredName, missing)).To(Equal(missingBefore + 1))
-		Expect(before(metrics.SecretsNotDeliveredName, reserved)).To(Equal(reservedBefore + 1))
+		// Counted once the Pod is stored, a moment after its admission answered.
+		Eventually(metricValue(metrics.SecretsDeliveredName, env)).Should(Equal(envBefore + 1))
+		Eventually(metricValue(metrics.SecretsNotDeliveredName, missing)).Should(Equal(missingBefore + 1))
+		Eventually(metricValue(metrics.SecretsNotDeliveredName, reserved)).Should(Equal(reservedBefore + 1))
 		Expect(before(metrics.AdmissionDurationName, allowed)).To(BeNumerically(">=", allowedBefore+2))
 
 		// The run Secret it made is live until its Pod goes.

@@ -363,8 +363,11 @@ func deliverForLeakTest(o org, p person, jobID string) leakRuns {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(created.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationDelivered, "LEAK_KEY,DECL_KEY"))
 	Expect(w.msgs).To(ContainElement(ContainSubstring("NOT_STORED is not delivered")))
+	// The run Secret is written once the Pod is stored, a moment after its admission.
 	runSecret := &corev1.Secret{}
-	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: o.Name, Name: created.Labels[hubv1alpha1.LabelRunSecret]}, runSecret)).To(Succeed())
+	Eventually(func() error {
+		return k8sClient.Get(ctx, client.ObjectKey{Namespace: o.Name, Name: created.Labels[hubv1alpha1.LabelRunSecret]}, runSecret)
+	}).Should(Succeed())
 	return leakRuns{warnings: w.msgs, podRunSecret: runSecret.Name, podRunSecretJSON: mustJSON(runSecret)}
 }
 

@@ -79,8 +79,11 @@ func deliver(o org, p person, names ...string) map[string][]byte {
 	if pod.Labels[hubv1alpha1.LabelRunSecret] == "" {
 		return nil
 	}
+	// The run Secret is written once the Pod is stored, a moment after its admission.
 	run := &corev1.Secret{}
-	ExpectWithOffset(1, k8sClient.Get(ctx, client.ObjectKey{Namespace: o.Name, Name: pod.Labels[hubv1alpha1.LabelRunSecret]}, run)).To(Succeed())
+	EventuallyWithOffset(1, func() error {
+		return k8sClient.Get(ctx, client.ObjectKey{Namespace: o.Name, Name: pod.Labels[hubv1alpha1.LabelRunSecret]}, run)
+	}).Should(Succeed())
 	return run.Data
 }
 

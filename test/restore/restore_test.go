@@ -315,8 +315,11 @@ func deliver(g Gomega, cl *cluster, token string) map[string]string {
 	}, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(pod.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationDelivered, "OPENAI_API_KEY,DECL_KEY"))
+	// The run Secret is written once the Pod is stored, a moment after its admission.
 	run := &corev1.Secret{}
-	g.Expect(cl.c.Get(context.Background(), client.ObjectKey{Namespace: org, Name: pod.Labels[hubv1alpha1.LabelRunSecret]}, run)).To(Succeed())
+	g.Eventually(func() error {
+		return cl.c.Get(context.Background(), client.ObjectKey{Namespace: org, Name: pod.Labels[hubv1alpha1.LabelRunSecret]}, run)
+	}).Should(Succeed())
 	out := map[string]string{}
 	for k, v := range run.Data {
 		out[k] = string(v)
