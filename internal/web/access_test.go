@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -62,6 +63,10 @@ func pageRequest(path, token string) *http.Request {
 var (
 	tableBoardPath   = "/leaderboards/" + boardrestest.Slug
 	tableHistoryPath = tableBoardPath + "/rows/" + string(boardrestest.RowUID) + "/history"
+	// The board's charts served alone: a private board's chart is as missing as the
+	// board (docs/web.md, "Charts").
+	tableIntervalsPath = tableBoardPath + "/" + IntervalsFile
+	tableProgressPath  = tableBoardPath + "/" + ProgressFile
 )
 
 // TestPagesFollowTheAccessTable: the board and history pages answer the access table as
@@ -95,7 +100,8 @@ func TestPagesFollowTheAccessTable(t *testing.T) {
 	}
 	for _, tc := range boardrestest.AccessCases() {
 		t.Run(tc.Name, func(t *testing.T) {
-			run(t, map[string]string{"board page": tableBoardPath, "history page": tableHistoryPath}, tc)
+			run(t, map[string]string{"board page": tableBoardPath, "history page": tableHistoryPath,
+				"interval chart": tableIntervalsPath, "progress chart": tableProgressPath}, tc)
 		})
 	}
 	for _, tc := range boardrestest.RowAccessCases() {
@@ -105,7 +111,7 @@ func TestPagesFollowTheAccessTable(t *testing.T) {
 
 // A page's refusals are the same bytes whatever their cause.
 func TestPageRefusalsAreTheSameBytes(t *testing.T) {
-	for _, path := range []string{tableBoardPath, tableHistoryPath} {
+	for _, path := range []string{tableBoardPath, tableHistoryPath, tableIntervalsPath, tableProgressPath} {
 		var first string
 		for _, lb := range []*hubv1alpha1.Leaderboard{nil, boardrestest.PrivateBoard(), boardrestest.ForeignBoard()} {
 			h := accessPages(t, &boardrestest.Reviewer{}, lb, boardrestest.Row(lb, boardrestest.RowRanked))
@@ -115,6 +121,30 @@ func TestPageRefusalsAreTheSameBytes(t *testing.T) {
 				first = got
 			} else if got != first || strings.Contains(got, "Access") {
 				t.Errorf("%s: refusals differ or show the board:\n%s\n%s", path, first, got)
+			}
+		}
+	}
+}
+
+// A chart's refusal is the board page's refusal, headers and bytes: to an outsider a
+// private board's chart is as missing as a missing board, and as the board itself.
+func TestChartRefusalsAreTheBoardPages(t *testing.T) {
+	for _, lb := range []*hubv1alpha1.Leaderboard{nil, boardrestest.PrivateBoard(), boardrestest.ForeignBoard()} {
+		h := accessPages(t, &boardrestest.Reviewer{}, lb, boardrestest.Row(lb, boardrestest.RowRanked))
+		answer := func(path string) string {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, pageRequest(path, boardrestest.Outsider))
+			hd := w.Header()
+			return fmt.Sprint(w.Code, "|", hd.Get("Content-Type"), "|", hd.Get("Cache-Control"), "|", hd.Get("Content-Security-Policy"), "|",
+				hd.Get("ETag"), "|", w.Body.String())
+		}
+		want := answer(tableBoardPath)
+		if !strings.HasPrefix(want, "404|") {
+			t.Fatalf("the board page answers %.40s", want)
+		}
+		for _, path := range []string{tableIntervalsPath, tableProgressPath, tableIntervalsPath + "?chart_rows=0"} {
+			if got := answer(path); got != want {
+				t.Errorf("%s answers otherwise than the board page:\n%s\n%s", path, got, want)
 			}
 		}
 	}

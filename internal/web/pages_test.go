@@ -22,12 +22,14 @@ import (
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/httpapi"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/scheme"
 )
 
 // fakeRanked is a board's rank index over a fixed slice.
 type fakeRanked struct {
 	entries []Entry
+	records []ranking.Record
 	size    int // Len when it differs from len(entries), to stand in for a huge board
 	version uint64
 }
@@ -38,7 +40,8 @@ func (f *fakeRanked) Len() int {
 	}
 	return len(f.entries)
 }
-func (f *fakeRanked) Version() uint64 { return f.version }
+func (f *fakeRanked) Version() uint64            { return f.version }
+func (f *fakeRanked) Progress() []ranking.Record { return f.records }
 func (f *fakeRanked) Page(offset, limit int) []Entry {
 	if offset >= len(f.entries) {
 		return nil

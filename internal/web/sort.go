@@ -34,6 +34,9 @@ type Ranked interface {
 	Version() uint64
 	// Page returns rows in rank order.
 	Page(offset, limit int) []Entry
+	// Progress returns the rows that moved the board's state of the art, oldest first
+	// (a summary the index keeps: the progress chart walks no rows).
+	Progress() []ranking.Record
 }
 
 // SortFunc orders rows by ranking rules, with the rank index's comparison of values
@@ -68,8 +71,9 @@ type filtered struct {
 	version uint64
 }
 
-func (f filtered) Len() int        { return len(f.entries) }
-func (f filtered) Version() uint64 { return f.version }
+func (f filtered) Len() int                   { return len(f.entries) }
+func (f filtered) Version() uint64            { return f.version }
+func (f filtered) Progress() []ranking.Record { return nil }
 func (f filtered) Page(offset, limit int) []Entry {
 	if offset >= len(f.entries) {
 		return nil

@@ -50,6 +50,10 @@ type boardPage struct {
 	Verified    bool
 	VerifiedURL string
 	AllURL      string
+
+	// Charts are the board's charts, on the first page of a board that ranks by
+	// something; nil otherwise.
+	Charts *chartView
 }
 
 // TableColumns is the number of columns of the table: rank, the range if any, and the
@@ -110,6 +114,8 @@ type historyPage struct {
 	ShowAuthors bool
 	CreatedBy   string
 	Lines       []historyLine
+	// Chart is the row's score over its changes ("" on a board that ranks by nothing).
+	Chart template.HTML
 }
 
 // historyLine is one changed field of one change.
@@ -129,6 +135,8 @@ type query struct {
 	Dir  hubv1alpha1.Direction
 	// Verified shows only verified rows (docs/verified-rows.md).
 	Verified bool
+	// ChartRows is how many rows the interval chart shows (?chart_rows=).
+	ChartRows int
 }
 
 // queryError names the query parameter a reader got wrong.
@@ -144,6 +152,10 @@ func (e *queryError) Error() string { return e.Param + ": " + e.Message }
 // column type: numbers, booleans and dates start with the highest).
 func parseQuery(v url.Values, columns []hubv1alpha1.Column) (query, error) {
 	q := query{Page: 1}
+	var err error
+	if q.ChartRows, err = parseChartRows(v); err != nil {
+		return q, err
+	}
 	if s := v.Get("page"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {

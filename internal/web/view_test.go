@@ -42,6 +42,11 @@ func TestParseQuery(t *testing.T) {
 		{"verified=1", query{Page: 1, Verified: true}, ""},
 		{"verified=1&sort=reward&page=2", query{Page: 2, Sort: "reward", Dir: "desc", Verified: true}, ""},
 		{"verified=yes", query{}, "verified: must be 1"},
+		{"chart_rows=100", query{Page: 1, ChartRows: 100}, ""},
+		{"chart_rows=200&page=2", query{Page: 2, ChartRows: 200}, ""},
+		{"chart_rows=0", query{}, "chart_rows: must be a whole number from 1 to 200"},
+		{"chart_rows=201", query{}, "chart_rows: must be a whole number from 1 to 200"},
+		{"chart_rows=x", query{}, "chart_rows: must be a whole number from 1 to 200"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
@@ -55,6 +60,9 @@ func TestParseQuery(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.want.ChartRows == 0 {
+				tt.want.ChartRows = DefaultChartRows
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

@@ -109,6 +109,8 @@ func (p *Pages) Routes() map[string]http.Handler {
 		"GET /leaderboards/{$}":                                       http.RedirectHandler("/leaderboards", http.StatusMovedPermanently),
 		"GET /leaderboards/{org}/{dataset}/{name}":                    http.HandlerFunc(p.serveBoard),
 		"GET /leaderboards/{org}/{dataset}/{name}/rows/{row}/history": http.HandlerFunc(p.serveHistory),
+		"GET /leaderboards/{org}/{dataset}/{name}/" + IntervalsFile:   p.serveChart(IntervalsFile),
+		"GET /leaderboards/{org}/{dataset}/{name}/" + ProgressFile:    p.serveChart(ProgressFile),
 		"GET /assets/{file}":                                          serveAssets(assets),
 	}
 }
@@ -197,14 +199,17 @@ type pageKey struct {
 	// hour is the hour of the clock the page was built at: the "changed in the last 7
 	// days" marks go when they are due, within the hour, even on a board nobody changes.
 	hour int64
+	// chart is the file of a chart served alone (IntervalsFile, ProgressFile), "" for
+	// the board page.
+	chart string
 }
 
 // etag is a strong validator of the page; a polling browser gets 304 until one of the
 // key's parts changes.
 func (k pageKey) etag() string {
 	h := fnv.New64a()
-	_, _ = fmt.Fprintf(h, "%s|%s|%d|%d|%s|%d|%s|%s|%v|%d", k.board, k.boardRV, k.rows, k.total, k.datasetRV,
-		k.query.Page, k.query.Sort, k.query.Dir, k.query.Verified, k.hour)
+	_, _ = fmt.Fprintf(h, "%s|%s|%d|%d|%s|%d|%s|%s|%v|%d|%d|%s", k.board, k.boardRV, k.rows, k.total, k.datasetRV,
+		k.query.Page, k.query.Sort, k.query.Dir, k.query.Verified, k.hour, k.query.ChartRows, k.chart)
 	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
 }
 
@@ -229,6 +234,10 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 		page.Description = *lb.Spec.Description
 	}
 	page.Versions = versions(lb, ds)
+	if q.Page == 1 {
+		// The charts describe the whole board in rank order, whatever the table shows.
+		page.Charts = chartsOf(lb, ranked, q.ChartRows, now)
+	}
 	// Filtering to verified rows walks the board: offered up to MaxSortRows, as sorting.
 	canFilter := ranked.Len() <= MaxSortRows
 	filterNotice := ""
@@ -486,3 +495,5 @@ type emptyBoard struct{}
 func (emptyBoard) Len() int              { return 0 }
 func (emptyBoard) Version() uint64       { return 0 }
 func (emptyBoard) Page(int, int) []Entry { return nil }
+
+func (emptyBoard) Progress() []ranking.Record { return nil }
