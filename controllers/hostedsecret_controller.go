@@ -70,7 +70,10 @@ type HostedSecretReconciler struct {
 // that (config/admission, docs/secrets.md). place-values and update: it stores values in
 // its value namespace (secretRef.namespace, which the same policy lets only holders of
 // place-values set) and moves old values there. store-registry: only it creates
-// registry credentials (type registry), for /v1/registry-credentials.
+// registry credentials (type registry), for /v1/registry-credentials. restore: it records
+// ids (docs/operations.md, "Backup and restore") and the caller of its HTTP API as a
+// secret's creator (hub.podium.dev/created-by), which the ownership policy lets only a
+// restore identity write for another user.
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets,verbs=get;list;watch;create;update;patch;delete;manage-others;place-values;store-registry;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=hostedsecrets/finalizers,verbs=update

@@ -102,9 +102,10 @@ func NotGrantedMessage(hs *hubv1alpha1.HostedSecret) string {
 
 // StoredBy says whether user stored the job-scope secret hs: a job-scope secret belongs
 // to whoever stored it (docs/secrets.md, "Ownership"), recorded in its created-by
-// annotation, which the operator sets for HTTP stores and the admission policy guards
-// for kubectl. The list's visibility, revoke and purge over HTTP, and delivery into
-// runs all ask it.
+// annotation, which the operator sets for HTTP stores and the admission policy guards:
+// set on creation to the requester's own name (or by a restore identity), immutable
+// afterwards for everyone else, org owners included. The list's visibility, revoke and
+// purge over HTTP, and delivery into runs all ask it.
 func StoredBy(hs *hubv1alpha1.HostedSecret, user string) bool {
 	by := hs.Annotations[hubv1alpha1.AnnotationCreatedBy]
 	return by != "" && by == user
