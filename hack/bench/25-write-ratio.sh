@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # 25-write-ratio: rows written with `podium hub leaderboard row create` and with
-# `kubectl apply -f`, timed until the public read serves them all, against the rate
-# the same apiserver creates ConfigMaps of a row's bytes in the same run (16 writers,
-# and through kubectl apply). Prints the apiserver's writes per object. Needs
+# `kubectl apply -f`, timed until the public read serves them all, against, in the same
+# run: the floor of a row (its create and one status write through the shipped
+# admission policies, no operator: by 16 writers, and with kubectl apply for the rows
+# kubectl applies), raw row creates, and ConfigMaps of a row's bytes (16 writers, and
+# through kubectl apply). The last line ("summary") has raw creates, the floor,
+# Podium's path and its ratio to the floor (docs/performance.md, "Rows in"). Prints the
+# apiserver's writes per object and the load average before and after. Needs
 # KUBEBUILDER_ASSETS; uses $PODIUM_BIN/podium when set. PODIUM_BENCH_WRITE_ROWS sets the
-# number of rows (default 3,000, a multiple of 500).
+# number of rows (default 3,000, a multiple of 500); PODIUM_BENCH_PPROF=<dir> writes CPU
+# profiles of the apiserver (raw phase) there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 echo "== 25-write-ratio: rows served vs the apiserver's create rate ($(uptime | sed 's/.*load average/load average/'))"
