@@ -45,8 +45,8 @@ type Verdict struct {
 	// Delete, with the reason (for the log).
 	Delete bool
 	Reason string
-	// Adopt: make the owner the Secret's controller (it was created before its owner
-	// had a UID).
+	// Adopt: make the owner the Secret's controller (it was written without one: by
+	// hand, or by an operator version that wrote a Pod's run Secret at admission).
 	Adopt bool
 	// RequeueAfter is when to look again if nothing changes.
 	RequeueAfter time.Duration
@@ -54,9 +54,9 @@ type Verdict struct {
 
 // Decide is the life of a run Secret created at created, controlled by ownerUID ("" while
 // not adopted yet), whose Job or Pod is owner (nil when none exists). It goes when its
-// run finished or is gone, when no run was ever created with it (after grace: admission
-// creates the Secret before the run exists, and a later admission step may still refuse
-// the run), and in any case at maxAge.
+// run finished or is gone, when no run was ever created with it (after grace: a Secret
+// written without an owner, by hand or by an earlier operator version, whose run may be
+// on its way), and in any case at maxAge.
 func Decide(now, created time.Time, ownerUID types.UID, owner *RunOwner, maxAge, grace time.Duration) Verdict {
 	age := now.Sub(created)
 	switch {

@@ -417,7 +417,8 @@ var _ = Describe("Run Secret isolation", Ordered, ContinueOnFailure, func() {
 		p := pod("alice-pod", ask)
 		created, err := alice.CS.CoreV1().Pods(acme.Name).Create(ctx, p, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(runKeyOf(Default, created.Spec)).To(Equal(aliceValue))
+		// Written once the Pod is stored, a moment after its admission answered.
+		Eventually(func(g Gomega) string { return runKeyOf(g, created.Spec) }).Should(Equal(aliceValue))
 
 		j := job("alice-real-job", ask)
 		j.Spec.ManagedBy = nil // the real Job controller makes its Pod

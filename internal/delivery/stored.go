@@ -122,9 +122,12 @@ func storedOnce(ctx context.Context, c client.Reader, runsOf func(string) client
 }
 
 // storedByName waits, like storedRun, for a run that was delivered nothing (it has no
-// run Secret label, so the cache does not hold it): it reads the apiserver by name, with
-// a backoff up to a second, and returns the run when it carries what admission answered.
-// A run without a name at admission (generateName) cannot be found this way: nil.
+// run Secret label, so the cache does not hold it): it reads the apiserver by name, at
+// most six times in ReissueAfter (at once, then after 100 ms and three times longer each
+// time: a run is stored within milliseconds of its answer, and a flood of forged reviews
+// costs the apiserver six reads each), and returns the run when it carries what
+// admission answered. A run
+// without a name at admission (generateName) cannot be found this way: nil.
 func storedByName(ctx context.Context, api client.Reader, want stored) client.Object {
 	if want.name == "" {
 		return nil
@@ -132,7 +135,7 @@ func storedByName(ctx context.Context, api client.Reader, want stored) client.Ob
 	ctx, cancel := context.WithTimeout(ctx, ReissueAfter)
 	defer cancel()
 	key := client.ObjectKey{Namespace: want.namespace, Name: want.name}
-	for pause := 10 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+	for pause := 100 * time.Millisecond; ; pause = min(3*pause, 5*time.Second) {
 		var o client.Object = &corev1.Pod{}
 		if want.kind == KindJob {
 			o = &batchv1.Job{}
