@@ -15,7 +15,9 @@ import (
 )
 
 // setupSecrets registers the HostedSecret controller and mounts /v1/secrets and
-// /v1/secrets/preflight, and records organizations' identity (OrgIdentityRecorder). Organizations
+// /v1/secrets/preflight, and records organizations' identity (OrgIdentityRecorder) and, on
+// every namespace, its ServiceAccounts that are Podium users elsewhere
+// (UserServiceAccountRecorder). Organizations
 // are found by org_id through an id index of the
 // (small, cluster-wide) Namespace cache; secrets by slot through a field index (both
 // registered by package index).
@@ -44,6 +46,9 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 
 	if err := (&controllers.GrantedRecorder{Client: mgr.GetClient(), ValueNamespace: valueNamespace(o)}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the granted Secrets recorder: %w", err)
+	}
+	if err := (&controllers.UserServiceAccountRecorder{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the recorder of ServiceAccounts that are users elsewhere: %w", err)
 	}
 	if err := (&controllers.OrgIdentityRecorder{Client: mgr.GetClient(), ValueNamespace: valueNamespace(o)}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the organization identity recorder: %w", err)

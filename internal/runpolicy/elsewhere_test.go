@@ -1,0 +1,140 @@
+package runpolicy_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"podium.dev/podium/internal/delivery"
+	"podium.dev/podium/internal/testenv"
+)
+
+// A ServiceAccount that is a Podium user in another namespace (docs/secrets.md, "Runs
+// cannot be changed or impersonated"): a RoleBinding in org2 binds demo/ci-x to the
+// member role. Kubernetes lets mallory, who may create Pods in demo, run one as
+// demo/ci-x and take its token, with which she would start runs in org2 that receive
+// ci-x's keys. podium-run-identity asks the authorizer about demo only; the operator
+// records ci-x on demo, and podium-run-identity-elsewhere refuses her.
+var _ = Describe("ServiceAccounts that are Podium users in another namespace", Ordered, ContinueOnFailure, func() {
+	var demo, org2, crowd string
+	var mallory, ciX, platform, dora person
+
+	newNS := func(prefix string) string {
+		o := testenv.Namespace(prefix)
+		Expect(k8sClient.Create(ctx, o)).To(Succeed())
+		return o.Name
+	}
+	bind := func(ns, name string, subject rbacv1.Subject) {
+		GinkgoHelper()
+		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "podium-org-member"},
+			Subjects:   []rbacv1.Subject{subject},
+		})).To(Succeed())
+	}
+	refusedAs := func(g Gomega, err error, sa string) {
+		g.Expect(err).To(HaveOccurred(), "admitted; want refused for running as %s", sa)
+		var status apierrors.APIStatus
+		g.Expect(apierrors.IsForbidden(err) && errors.As(err, &status)).To(BeTrue(), "%v", err)
+		g.Expect(status.Status().Message).To(ContainSubstring(identityRule))
+		g.Expect(status.Status().Message).To(ContainSubstring("serviceAccountName " + sa + " "))
+	}
+
+	BeforeAll(func() {
+		demo, org2, crowd = newNS("demo"), newNS("org2"), newNS("crowd")
+		mallory = newPerson(demo, "mallory", "podium-org-member", "test-workloads")
+		ciX = newPerson(demo, "ci-x", "", "test-workloads")
+		platform = newPerson(demo, "platform", "", "test-workloads", "test-impersonate-serviceaccounts")
+		dora = newPerson(crowd, "dora", "", "test-workloads")
+		for _, sa := range []string{"builder", "reader"} {
+			Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: demo, Name: sa}})).To(Succeed())
+		}
+		By("ci-x is a member of org2 only; reader may only create Pods there, no Podium right")
+		bind(org2, "ci-x-member", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: demo, Name: "ci-x"})
+		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: org2, Name: "reader-workloads"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "test-workloads"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: demo, Name: "reader"}},
+		})).To(Succeed())
+	})
+
+	It("TestRunPolicyRefusesUsersOfOtherNamespaces: a member of demo may not run a Pod, or a Deployment, as demo/ci-x", func() {
+		Eventually(func(g Gomega) {
+			refusedAs(g, createPod(mallory, "as-ci-x", podSpec("ci-x", "tool:1")), "ci-x")
+		}).Should(Succeed())
+		_, err := mallory.CS.AppsV1().Deployments(demo).Create(ctx, deployment("as-ci-x", "ci-x", 1), metav1.CreateOptions{})
+		refusedAs(Default, err, "ci-x")
+	})
+
+	It("TestRunPolicyAllowsUsersOfOtherNamespacesThemselves: ci-x itself, and whoever may impersonate it, run as ci-x", func() {
+		Expect(createPod(ciX, "ci-x-itself", podSpec("ci-x", "tool:1"))).To(Succeed())
+		Expect(createPod(platform, "platform-as-ci-x", podSpec("ci-x", "tool:1"))).To(Succeed())
+		By("and the ReplicaSet controller makes the Pods of ci-x's own Deployment")
+		_, err := ciX.CS.AppsV1().Deployments(demo).Create(ctx, deployment("ci-x-own", "ci-x", 1), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		awaitPods(demo, "ci-x-own", 1)
+	})
+
+	It("TestRunPolicyAllowsPlainServiceAccounts: a ServiceAccount with no Podium right anywhere, or other rights elsewhere, and default, as before", func() {
+		Expect(createPod(mallory, "as-builder", podSpec("builder", "tool:1"))).To(Succeed())
+		Expect(createPod(mallory, "as-reader", podSpec("reader", "tool:1"))).To(Succeed())
+		Expect(createPod(mallory, "as-default", podSpec("", "tool:1"))).To(Succeed())
+		ns := &corev1.Namespace{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: demo}, ns)).To(Succeed())
+		Expect(ns.Annotations).To(HaveKeyWithValue("hub.podium.dev/user-serviceaccounts", "ci-x"))
+	})
+
+	It("TestRunPolicyRefusesGroupsOfOtherNamespaces: a group of a namespace's ServiceAccounts bound elsewhere makes each of them, default too, a user", func() {
+		Expect(createPod(dora, "before", podSpec("", "tool:1"))).To(Succeed())
+		bind(org2, "crowd-members", rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:serviceaccounts:" + crowd})
+		Eventually(func(g Gomega) {
+			refusedAs(g, createPod(dora, "as-default", podSpec("", "tool:1")), "default")
+		}).Should(Succeed())
+		By("and unbinding it lifts the record")
+		Expect(k8sClient.Delete(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: org2, Name: "crowd-members"}})).To(Succeed())
+		Eventually(func() error { return createPod(dora, "after", podSpec("", "tool:1")) }).Should(Succeed())
+	})
+
+	It("TestRunPolicyFollowsRoles: a role bound elsewhere that gains a Podium right later makes its ServiceAccounts users then", func() {
+		Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: demo, Name: "late"}})).To(Succeed())
+		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "test-" + org2 + "-late"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"hub.podium.dev"}, Resources: []string{"hostedsecrets"}, Verbs: []string{"get", "list"}}}}
+		Expect(k8sClient.Create(ctx, role)).To(Succeed())
+		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: org2, Name: "late"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "system:serviceaccount:" + demo + ":late"}},
+		})).To(Succeed())
+		Expect(createPod(mallory, "as-late-reading", podSpec("late", "tool:1"))).To(Succeed(), "reading is no Podium use")
+		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"create"}})
+		Expect(k8sClient.Update(ctx, role)).To(Succeed())
+		Eventually(func(g Gomega) {
+			refusedAs(g, createPod(mallory, "as-late", podSpec("late", "tool:1")), "late")
+		}).Should(Succeed())
+	})
+
+	It("names the same workload controllers as podium-run-isolation", func() {
+		data, err := os.ReadFile(filepath.Join(testenv.AdmissionDir(), "run_integrity.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		at := strings.Index(string(data), "name: podium-run-identity-elsewhere")
+		Expect(at).To(BeNumerically(">=", 0), "no policy podium-run-identity-elsewhere")
+		doc := string(data)[at:]
+		list := regexp.MustCompile(`(?s)request\.userInfo\.username in \[(.*?)\]`).FindStringSubmatch(doc)
+		Expect(list).NotTo(BeNil())
+		var names []string
+		for _, m := range regexp.MustCompile(`'(system:[^']+)'`).FindAllStringSubmatch(list[1], -1) {
+			names = append(names, m[1])
+		}
+		Expect(names).To(ConsistOf(delivery.WorkloadControllers))
+	})
+})
