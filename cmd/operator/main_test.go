@@ -11,6 +11,8 @@ import (
 
 	"go.uber.org/zap/zapcore"
 
+	"podium.dev/podium/internal/operator"
+
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
@@ -97,5 +99,36 @@ func BenchmarkRequestLog(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// The role is chosen by --role: the read role never leader-elects and serves neither
+// the webhook nor the admission probe, whatever other flags say; an unknown role stops
+// the process before it starts.
+func TestCompleteRole(t *testing.T) {
+	o := operator.Options{Role: operator.RoleRead, LeaderElection: true, AdmissionProbeNamespace: "podium-system"}
+	o.Delivery.WebhookAddr = ":9443"
+	if err := complete(&o, "ns/cert", "", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if o.LeaderElection || o.Delivery.WebhookAddr != "" || o.AdmissionProbeNamespace != "" {
+		t.Fatalf("the read role kept operator settings: %+v", o)
+	}
+	o = operator.Options{Role: operator.RoleOperator, LeaderElection: true}
+	if err := complete(&o, "ns/cert", "", "a"); err != nil || !o.LeaderElection {
+		t.Fatalf("the operator role: %v, leader election %v", err, o.LeaderElection)
+	}
+	o = operator.Options{Role: "reader"}
+	if err := complete(&o, "ns/cert", "", "a"); err == nil || !strings.Contains(err.Error(), "--role must be operator or read") {
+		t.Fatalf("an unknown role: %v", err)
+	}
+}
+
+// --help names both roles before the flags.
+func TestHelpNamesTheRoles(t *testing.T) {
+	for _, want := range []string{"--role=operator (default)", "--role=read", "no\n                             Secret"} {
+		if !strings.Contains(usageHeader, want) {
+			t.Errorf("--help does not say %q", want)
+		}
 	}
 }

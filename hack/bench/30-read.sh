@@ -62,7 +62,8 @@ wait_for "$work/cp.log" "control plane ready" 90
 start_operator() {
   http_port=$(port); metrics_port=$(port)
   GODEBUG=gctrace=1 "${2:-$bin/podium-operator}" --kubeconfig "$work/kc" --http-addr "127.0.0.1:$http_port" \
-    --metrics-bind-address "127.0.0.1:$metrics_port" --metrics-secure=false --health-probe-bind-address 0 --admission-probe-namespace "" >"$work/$1.log" 2>&1 &
+    --metrics-bind-address "127.0.0.1:$metrics_port" --metrics-secure=false --health-probe-bind-address 0 --admission-probe-namespace "" \
+    --public-read >"$work/$1.log" 2>&1 &
   op_pid=$!
   pids+=($op_pid)
   read_url="http://127.0.0.1:$http_port/v1/leaderboard-read"

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,4 +69,19 @@ func TestReadinessWaitsForAdmission(t *testing.T) {
 	g.Expect(testenv.ApplyAdmission(ctx, cfg)).To(Succeed())
 	g.Expect(operator.AdmissionInForce(ctx, c, "default")).To(Succeed())
 	g.Eventually(readyz).WithTimeout(time.Minute).Should(Equal(http.StatusOK))
+
+	// Without PublicRead the operator role leaves the public read and the web pages to
+	// the read tier (--role=read): it does not serve them.
+	for _, path := range []string{"/v1/leaderboard-read", "/functions/v1/leaderboard-read", "/leaderboards"} {
+		method := http.MethodPost
+		if path == "/leaderboards" {
+			method = http.MethodGet
+		}
+		req, err := http.NewRequest(method, fmt.Sprintf("http://%s%s", ln.Addr(), path), strings.NewReader(`{"package":"a/b","name":"c"}`))
+		g.Expect(err).NotTo(HaveOccurred())
+		resp, err := http.DefaultClient.Do(req)
+		g.Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		g.Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "%s %s on the operator role", method, path)
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"podium.dev/podium/internal/apikeys"
 	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/keylookup"
 	"podium.dev/podium/internal/secrets"
 )
 
@@ -22,7 +23,7 @@ const apiKeySigningSecret = "podium-api-key-signing-key"
 
 // setupAuthn makes the reviewer of every HTTP request: Podium API keys and their access
 // tokens (docs/api-keys.md) in front of Kubernetes' TokenReview and SubjectAccessReview,
-// and mounts /v1/api-keys and /v1/api-key-exchange.
+// and mounts /v1/api-keys, /v1/api-key-exchange and the read tier's key lookup.
 func setupAuthn(mgr manager.Manager, o Options, c *components) error {
 	kube, err := authn.NewKubeReviewer(mgr.GetConfig(), reviewTTL)
 	if err != nil {
@@ -36,5 +37,20 @@ func setupAuthn(mgr manager.Manager, o Options, c *components) error {
 	for pattern, h := range apikeys.NewAPI(r, mgr.GetLogger().WithName("api-keys")).Routes() {
 		c.Routes[pattern] = h
 	}
+	if o.ReadTierUser != "" {
+		c.Routes["POST "+keylookup.Path] = &keylookup.Handler{Keys: r, ReadTier: o.ReadTierUser, Log: mgr.GetLogger().WithName("key-lookup")}
+	}
+	return nil
+}
+
+// setupReadAuthn makes the read tier's reviewer: Kubernetes tokens by its own TokenReview
+// and SubjectAccessReview, API keys and access tokens looked up at the operator
+// (keylookup), since their records are Secrets the read tier may not read.
+func setupReadAuthn(mgr manager.Manager, o Options, c *components) error {
+	kube, err := authn.NewKubeReviewer(mgr.GetConfig(), reviewTTL)
+	if err != nil {
+		return err
+	}
+	c.Reviewer = &keylookup.Reviewer{Next: kube, Operator: o.OperatorURL, Token: keylookup.TokenOf(mgr.GetConfig())}
 	return nil
 }

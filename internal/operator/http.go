@@ -3,6 +3,7 @@ package operator
 import (
 	"net/http"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -34,6 +35,22 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 		Ready:       ready,
 		Log:         log,
 	})
+	if servesRead(o) {
+		mountRead(srv, mgr, c, ranks, log)
+	}
+	for pattern, h := range c.Routes {
+		srv.Handle(pattern, h)
+	}
+	return mgr.Add(srv)
+}
+
+// servesRead says whether the process serves the public read and the web pages: the read
+// role always, the operator role when told to (Options.PublicRead).
+func servesRead(o Options) bool { return o.Role == RoleRead || o.PublicRead }
+
+// mountRead mounts the public read (POST and GET read, CSV, badge, row history, row read)
+// and its CORS preflights; the /functions/v1/ aliases are the server's (httpapi).
+func mountRead(srv *httpapi.Server, mgr manager.Manager, c *components, ranks httpapi.Ranks, log logr.Logger) {
 	read := httpapi.NewRead(httpapi.ReadOptions{
 		Cache:    mgr.GetCache(),
 		API:      mgr.GetAPIReader(),
@@ -54,10 +71,6 @@ func setupHTTP(mgr manager.Manager, o Options, c *components) error {
 	for _, path := range []string{httpapi.ReadPath, httpapi.RowReadPath, httpapi.GetBySlugPath, httpapi.GetByIDPath, httpapi.CSVBySlugPath, httpapi.CSVByIDPath, httpapi.HistoryBySlugPath, httpapi.HistoryByIDPath} {
 		srv.Handle("OPTIONS "+path, http.HandlerFunc(httpapi.Preflight))
 	}
-	for pattern, h := range c.Routes {
-		srv.Handle(pattern, h)
-	}
-	return mgr.Add(srv)
 }
 
 // registryRanks shows the ranking registry to the read handler.

@@ -35,8 +35,35 @@ import (
 	"podium.dev/podium/internal/secrets"
 )
 
+// Role is what a podium-operator process does (docs/deploy.md, "Components").
+type Role string
+
+const (
+	// RoleOperator runs the controllers (leader-elected), the delivery webhook, the
+	// secrets, registry-credentials and API-key APIs and the domain metrics. It serves the
+	// public read only when Options.PublicRead is set.
+	RoleOperator Role = "operator"
+	// RoleRead serves the public read, the web pages and the secrets preflight from a
+	// cache of Leaderboards, LeaderboardRows, Datasets and HostedSecrets only (never a
+	// Secret): no controllers, no leader election, every replica serves (read.go).
+	RoleRead Role = "read"
+)
+
 // Options configure the operator process.
 type Options struct {
+	// Role is RoleOperator ("" too) or RoleRead.
+	Role Role
+	// PublicRead makes the operator role serve the public read and the web pages too (one
+	// process for everything, as the tests that read through the operator run it); the
+	// installed operator leaves them to the read tier.
+	PublicRead bool
+	// ReadTierUser is the user name of the read tier's ServiceAccount
+	// (system:serviceaccount:<ns>:podium-read), the only caller the operator answers API
+	// key lookups for (keylookup.Path); "" serves no lookups.
+	ReadTierUser string
+	// OperatorURL is, in the read role, the operator's HTTP API, where API keys and
+	// access tokens are looked up (keylookup); "" refuses them.
+	OperatorURL string
 	// MetricsAddr serves Prometheus metrics ("0" disables).
 	MetricsAddr string
 	// MetricsSecure serves the metrics over HTTPS, to callers whose bearer token
@@ -90,6 +117,13 @@ const DefaultSecretValueNamespace = "podium-system"
 // NewManager builds a manager whose cache holds only the Secrets Podium owns: a cached
 // read of one Secret must not start a cluster-wide watch of every Secret.
 func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
+	switch o.Role {
+	case RoleRead:
+		return newReadManager(cfg, o)
+	case "", RoleOperator:
+	default:
+		return nil, fmt.Errorf("unknown role %q (operator or read)", o.Role)
+	}
 	podiumSecrets := labels.SelectorFromSet(labels.Set{hubv1alpha1.LabelManagedBy: hubv1alpha1.ManagedByPodium})
 	// Jobs and Pods only when admission gave them a run Secret: never every Pod.
 	runRequirement, err := labels.NewRequirement(hubv1alpha1.LabelRunSecret, selection.Exists, nil)

@@ -63,13 +63,29 @@ func setupSecrets(mgr manager.Manager, o Options, c *components) error {
 	for pattern, h := range api.Routes() {
 		c.Routes[pattern] = h
 	}
+	mountPreflight(mgr, c)
+	return nil
+}
+
+// setupReadPreflight mounts /v1/secrets/preflight in the read tier: HostedSecret objects
+// and Datasets from its cache, never a value.
+func setupReadPreflight(mgr manager.Manager, o Options, c *components) error {
+	pcfg, err := providers.LoadConfig(o.PreflightConfig)
+	if err != nil {
+		return err
+	}
+	c.Preflight = pcfg
+	mountPreflight(mgr, c)
+	return nil
+}
+
+func mountPreflight(mgr manager.Manager, c *components) {
 	c.Routes["POST /v1/secrets/preflight"] = &preflight.Handler{
-		Config:   pcfg,
+		Config:   c.Preflight,
 		Cache:    mgr.GetClient(),
 		Reviewer: c.Reviewer,
 		Log:      mgr.GetLogger().WithName("preflight"),
 	}
-	return nil
 }
 
 func valueNamespace(o Options) string {

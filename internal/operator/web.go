@@ -11,8 +11,12 @@ import (
 
 // setupWeb mounts the leaderboard pages (GET /leaderboards, GET
 // /leaderboards/{org}/{dataset}/{name}, GET /assets/{file}), read from the manager's
-// cache and the rank index with the same authorization as the JSON read.
+// cache and the rank index with the same authorization as the JSON read, in the processes
+// that serve the public read (servesRead).
 func setupWeb(mgr manager.Manager, o Options, c *components) error {
+	if !servesRead(o) {
+		return nil
+	}
 	pages, err := web.New(web.Options{
 		Reader:   mgr.GetCache(),
 		API:      mgr.GetAPIReader(),

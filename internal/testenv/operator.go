@@ -157,6 +157,12 @@ func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator
 	// Ready only once the apiserver admits rows through the policies, as deployed.
 	o.AdmissionProbeNamespace = DeliveryNamespace
 	o.Restartable = true // a test may stop its operator and start another
+	// One process serves everything: the suites read through the operator they start
+	// (the read tier serves the same handlers: internal/operator's read-role test).
+	o.PublicRead = true
+	if o.ReadTierUser == "" {
+		o.ReadTierUser = ReadTierUser // a read tier started beside it may look keys up
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -204,6 +210,10 @@ func (op *Operator) awaitReady(what string) (*Operator, error) {
 		}
 	}
 }
+
+// ReadTierUser is the read tier's ServiceAccount (config/read) in DeliveryNamespace, the
+// caller the test operator answers API-key lookups for.
+const ReadTierUser = "system:serviceaccount:" + DeliveryNamespace + ":podium-read"
 
 // FingerprintKeySecret is the name of the test operator's fingerprint key Secret (in
 // DeliveryNamespace).

@@ -40,7 +40,8 @@ func StartOperatorProcess(ctx context.Context, env *envtest.Environment, cfg *re
 	ln.Close()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "podium-operator"),
 		"--kubeconfig", kubeconfig, "--http-addr", addr, "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
-		"--fingerprint-key-secret", DeliveryNamespace+"/"+FingerprintKeySecret, "--admission-probe-namespace", DeliveryNamespace)
+		"--fingerprint-key-secret", DeliveryNamespace+"/"+FingerprintKeySecret, "--admission-probe-namespace", DeliveryNamespace,
+		"--public-read") // as the in-process operator (start) serves it
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }

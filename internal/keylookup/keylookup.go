@@ -1,0 +1,53 @@
+// Package keylookup lets the read tier (podium-operator --role=read) sign callers in with
+// Podium API keys and their exchanged access tokens without reading a Secret: the keys'
+// records live in Secrets only the operator may read, so the read tier asks the operator
+// (POST /internal/v1/authenticate, authenticated with the read tier's own ServiceAccount
+// token) who a key or token signs in as. The operator answers the caller's identity,
+// never the key or its record (docs/api-keys.md, "Keys in the read tier").
+package keylookup
+
+import (
+	"strings"
+
+	"podium.dev/podium/internal/authn"
+)
+
+// Path is where the operator answers the read tier's lookups.
+const Path = "/internal/v1/authenticate"
+
+// The token shapes looked up: API keys and the access tokens of their exchange (the
+// prefixes of package apikeys; a test holds them equal). Any other bearer token is a
+// Kubernetes token, which the read tier reviews itself (TokenReview).
+const (
+	keyPrefix         = "pdm_"
+	accessTokenPrefix = "pdmat_"
+)
+
+// IsKey says whether token is shaped like a Podium API key or access token.
+func IsKey(token string) bool {
+	return strings.HasPrefix(token, keyPrefix) || strings.HasPrefix(token, accessTokenPrefix)
+}
+
+// request is the body of a lookup.
+type request struct {
+	Token string `json:"token"`
+}
+
+// Identity is the operator's answer: who the key or token signs in as.
+type Identity struct {
+	User     string              `json:"user"`
+	UID      string              `json:"uid,omitempty"`
+	Groups   []string            `json:"groups,omitempty"`
+	Extra    map[string][]string `json:"extra,omitempty"`
+	APIKeyID string              `json:"api_key_id"`
+}
+
+func identityOf(c *authn.Caller) Identity {
+	return Identity{User: c.User, UID: c.UID, Groups: c.Groups, Extra: c.Extra, APIKeyID: c.APIKeyID}
+}
+
+func (i Identity) caller() *authn.Caller {
+	c := authn.NewCaller(i.User, i.UID, i.Groups, i.Extra)
+	c.APIKeyID = i.APIKeyID
+	return c
+}
