@@ -149,6 +149,21 @@ var _ = Describe("ControllerRevisions are the workload controllers' own", Ordere
 		refusedBy(err, "podium-controller-revisions")
 	})
 
+	It("lets the DaemonSet controller write the revisions of mallory's DaemonSet", func() {
+		labels := map[string]string{"app": "mallory-ds"}
+		ds, err := mallory.CS.AppsV1().DaemonSets(acme.Name).Create(ctx, &appsv1.DaemonSet{
+			ObjectMeta: metav1.ObjectMeta{Name: "mds"},
+			Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: alwaysRestart(corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: podSpec()})},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(g Gomega) {
+			list, err := clientset.AppsV1().ControllerRevisions(acme.Name).List(ctx, metav1.ListOptions{LabelSelector: "app=mallory-ds"})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(list.Items).To(ContainElement(HaveField("OwnerReferences", ContainElement(HaveField("UID", ds.UID)))))
+		}).Should(Succeed())
+	})
+
 	It("lets a cluster admin (who holds write-revisions, as every verb) write one, e.g. a restore", func() {
 		Expect(k8sClient.Create(ctx, &appsv1.ControllerRevision{
 			ObjectMeta: metav1.ObjectMeta{Namespace: acme.Name, Name: "restored"}, Revision: 1,
