@@ -174,6 +174,23 @@ var _ = Describe("The recorded creator of a hosted secret", func() {
 		Expect(o.Delete(ctx, cur)).To(Succeed())
 	})
 
+	It("what else says whose a secret is stays too: a user-scope secret's owner, and its scope", func() {
+		code, body := store(alice, map[string]any{"env_var": "USER_KEY", "value": "sk-alice-user-only-0123456789"})
+		Expect(code).To(Equal(http.StatusCreated), string(body))
+		hers := hostedSecret(acme, decode[record](body).ID)
+		o := kubectlAs(owner)
+		for _, change := range []func(*hubv1alpha1.HostedSecret){
+			func(hs *hubv1alpha1.HostedSecret) { hs.Spec.Owner = owner.User },
+			func(hs *hubv1alpha1.HostedSecret) {
+				hs.Spec.Scope, hs.Spec.Owner, hs.Spec.JobID = hubv1alpha1.ScopeJob, "", jobA
+			},
+		} {
+			err := testenv.Update(ctx, o, hers.DeepCopy(), change)
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want the CRD's refusal, got %v", err)
+		}
+		Expect(hostedSecret(acme, string(hers.UID)).Spec.Owner).To(Equal(alice.User))
+	})
+
 	It("the org owner cannot create a job-scope secret recorded as a member's (his value in her runs)", func() {
 		o := kubectlAs(owner)
 		byPolicy(o.Create(ctx, jobSecret(acme, "planted-for-alice", "PLANT_KEY", alice.User)), "created-by")
