@@ -138,9 +138,9 @@ const podRetry = 2 * time.Second
 
 // verify decides whether a run Podium admitted wrote the row's current values
 // (docs/verified-rows.md). A row no Pod wrote costs nothing; a row whose status already
-// records its writer keeps it (the Pod may be gone); a row whose verdict for this
-// generation is already False keeps it (admission changes the recorded writer only
-// with the values). Otherwise the writing Pod is read from the apiserver (Pods are not
+// records the provenance of these values (this generation: provenance.Kept) keeps it
+// (the Pod may be gone); a row whose verdict for this generation is already False keeps
+// it (admission changes the recorded writer only with the values). Otherwise the writing Pod is read from the apiserver (Pods are not
 // cached) and, when it is a run Podium admitted, its requester's right to write rows is
 // asked of the apiserver's authorizer.
 func (r *LeaderboardRowReconciler) verify(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) (provenance.Verdict, error) {

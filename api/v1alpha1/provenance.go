@@ -35,6 +35,10 @@ const (
 	// ReasonPodNotStarted: the writing Pod's containers have no image digest yet (the
 	// kubelet has not reported them); the row is checked again.
 	ReasonPodNotStarted = "PodNotStarted"
+	// ReasonPodChanged: the writing Pod's spec was changed after it was created (an
+	// image swapped, an ephemeral container added, a resize): what it ran when it
+	// wrote the values is not known.
+	ReasonPodChanged = "PodChanged"
 	// ReasonRequesterMayNotWrite: the run's requester may not write rows in the
 	// board's namespace.
 	ReasonRequesterMayNotWrite = "RequesterMayNotWrite"

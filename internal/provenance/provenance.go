@@ -4,10 +4,12 @@
 // Admission (config/admission/row_metadata.yaml) records on the row the Pod whose
 // Pod-bound ServiceAccount token wrote its values (the annotations
 // hub.podium.dev/writer-pod and hub.podium.dev/writer-pod-uid). The row controller reads
-// that Pod once, while it exists, and Decide turns what it found into the row's Verified
-// condition and the provenance kept in the row's status; once recorded, the provenance
-// holds for as long as the row's values are the ones that Pod wrote, whether or not the
-// Pod still exists.
+// that Pod once per write of the values, while it exists, and Decide turns what it found
+// into the row's Verified condition and the provenance kept in the row's status; once
+// recorded, the provenance holds for as long as the row's values are the ones that Pod
+// wrote (the same generation), whether or not the Pod still exists. A Pod whose spec was
+// changed after it was created (an image swapped, an ephemeral container added) verifies
+// nothing it writes: what it ran when it wrote is not known.
 package provenance
 
 import (
@@ -15,6 +17,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -35,6 +38,8 @@ type Writer struct {
 	ServiceAccount string
 	Name           string
 	UID            string
+	// Generation is the row's generation: the values the Pod wrote.
+	Generation int64
 }
 
 // WriterOf returns the Pod that wrote row's current values; ok is false when admission
@@ -51,6 +56,7 @@ func WriterOf(row *hubv1alpha1.LeaderboardRow) (w Writer, ok bool) {
 		return Writer{}, false
 	}
 	w.Namespace, w.ServiceAccount = parts[2], parts[3]
+	w.Generation = row.Generation
 	return w, true
 }
 
@@ -80,15 +86,42 @@ type Verdict struct {
 func (v Verdict) Verified() bool { return v.Status == metav1.ConditionTrue }
 
 // Kept returns the verdict of a row whose status already holds the provenance of its
-// current writer: it stays verified without reading the Pod again (the Pod may be gone).
-// ok is false when the controller must look at the Pod.
+// current values: it stays verified without reading the Pod again (the Pod may be gone).
+// The provenance is that of the values it was decided for: the Verified condition's
+// generation. A later write of the values by the same Pod is a new generation, decided
+// again from the Pod as it is then (its image may have been swapped since). ok is false
+// when the controller must look at the Pod.
+//
+// A row a restore identity re-created from a backup (its recorded id is not its UID)
+// starts again at generation 1 with the status it had: at generation 1, its values are
+// the ones backed up, and the provenance restored with them is kept (docs/verified-rows.md).
 func Kept(row *hubv1alpha1.LeaderboardRow) (Verdict, bool) {
 	w, ok := WriterOf(row)
 	p := row.Status.Provenance
 	if !ok || p == nil || p.PodUID != w.UID || p.PodName != w.Name {
 		return Verdict{}, false
 	}
-	return verified(p), true
+	c := meta.FindStatusCondition(row.Status.Conditions, hubv1alpha1.ConditionVerified)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return Verdict{}, false
+	}
+	switch {
+	case c.ObservedGeneration == row.Generation:
+		return verified(p), true
+	case row.Generation == 1 && restored(row):
+		kept := *p
+		kept.Generation = row.Generation
+		return verified(&kept), true
+	}
+	return Verdict{}, false
+}
+
+// restored says whether row was re-created from a backup: only a restore identity may
+// create a row with a recorded id (config/admission/row_metadata.yaml), and the operator
+// records every other row's UID as its id.
+func restored(row *hubv1alpha1.LeaderboardRow) bool {
+	id := row.Annotations[hubv1alpha1.AnnotationID]
+	return id != "" && id != string(row.UID)
 }
 
 // NotWritten is the verdict of a row whose values no Pod wrote.
@@ -104,7 +137,7 @@ func Needs(w Writer, pod *corev1.Pod) (requester string, ask bool) {
 		return "", false
 	}
 	r := pod.Annotations[hubv1alpha1.AnnotationRequester]
-	if r == "" {
+	if r == "" || changed(pod) {
 		return "", false
 	}
 	if _, ready := images(pod); !ready {
@@ -132,6 +165,10 @@ func Decide(w Writer, lb *hubv1alpha1.Leaderboard, f Facts) Verdict {
 		return Verdict{Status: metav1.ConditionFalse, Reason: hubv1alpha1.ReasonPodNotAdmitted,
 			Message: fmt.Sprintf("Pod %s/%s that wrote the row's values is not a run Podium admitted (it carries no %s)", w.Namespace, w.Name, hubv1alpha1.AnnotationRequester)}
 	}
+	if changed(pod) {
+		return Verdict{Status: metav1.ConditionFalse, Reason: hubv1alpha1.ReasonPodChanged,
+			Message: fmt.Sprintf("Pod %s/%s that wrote the row's values had its spec changed after it was created (an image, an ephemeral container, its resources): what it ran when it wrote them is not known", w.Namespace, w.Name)}
+	}
 	imgs, ready := images(pod)
 	if !ready {
 		v := Verdict{Status: metav1.ConditionFalse, Reason: hubv1alpha1.ReasonPodNotStarted,
@@ -147,12 +184,13 @@ func Decide(w Writer, lb *hubv1alpha1.Leaderboard, f Facts) Verdict {
 			Message: fmt.Sprintf("the requester of Pod %s/%s, %s, may not write rows in this namespace", w.Namespace, w.Name, requester)}
 	}
 	p := &hubv1alpha1.RowProvenance{
-		PodName:   w.Name,
-		PodUID:    w.UID,
-		Requester: requester,
-		JobID:     jobID(pod.Annotations[hubv1alpha1.AnnotationJobID]),
-		Images:    imgs,
-		RanAt:     pod.Status.StartTime,
+		PodName:    w.Name,
+		PodUID:     w.UID,
+		Requester:  requester,
+		JobID:      jobID(pod.Annotations[hubv1alpha1.AnnotationJobID]),
+		Images:     imgs,
+		RanAt:      pod.Status.StartTime,
+		Generation: w.Generation,
 	}
 	if lb != nil {
 		vs := lb.Status.DatasetVersionIDs
@@ -169,6 +207,22 @@ func verified(p *hubv1alpha1.RowProvenance) Verdict {
 		Message: fmt.Sprintf("the row's values were written by Pod %s, a run of %s that Podium admitted", p.PodName, p.Requester)}
 }
 
+// changed says whether pod's spec was changed after the Pod was created. The apiserver
+// sets a Pod's metadata.generation to 1 at creation and raises it by one on every change
+// of its spec (an image, the pods/ephemeralcontainers and pods/resize subresources
+// included) and once when a deletion starts (deletionTimestamp set); nothing else raises
+// it (binding a Pod to a node does not). So a Pod whose generation is more than that has
+// had its spec changed, perhaps back and forth, and its containers' reported digests no
+// longer say what ran when it wrote. Any other value (0: an apiserver that does not
+// count) is taken as changed.
+func changed(pod *corev1.Pod) bool {
+	want := int64(1)
+	if pod.DeletionTimestamp != nil {
+		want++
+	}
+	return pod.Generation != want || len(pod.Spec.EphemeralContainers) > 0
+}
+
 func serviceAccountOf(pod *corev1.Pod) string {
 	switch {
 	case pod.Spec.ServiceAccountName != "":
@@ -179,22 +233,32 @@ func serviceAccountOf(pod *corev1.Pod) string {
 	return "default"
 }
 
-// images returns the Pod's containers (spec order) with the image each ran; ready is
-// false while one of them has no reported image digest.
+// images returns the Pod's containers (spec order), then its init containers (which ran
+// before them, or beside them as sidecars, with the same token), with the image each
+// ran; ready is false while one of them has no reported image digest.
 func images(pod *corev1.Pod) (out []hubv1alpha1.ContainerImage, ready bool) {
-	ids := make(map[string]string, len(pod.Status.ContainerStatuses))
+	ids := make(map[string]string, len(pod.Status.ContainerStatuses)+len(pod.Status.InitContainerStatuses))
 	for _, s := range pod.Status.ContainerStatuses {
 		ids[s.Name] = s.ImageID
 	}
+	for _, s := range pod.Status.InitContainerStatuses {
+		ids[s.Name] = s.ImageID
+	}
 	ready = len(pod.Spec.Containers) > 0
-	for _, c := range pod.Spec.Containers {
-		id := ids[c.Name]
+	add := func(name, image string) {
+		id := ids[name]
 		if id == "" {
 			ready = false
 		}
 		if len(out) < maxImages {
-			out = append(out, hubv1alpha1.ContainerImage{Name: c.Name, Image: c.Image, ImageID: id})
+			out = append(out, hubv1alpha1.ContainerImage{Name: name, Image: image, ImageID: id})
 		}
+	}
+	for _, c := range pod.Spec.Containers {
+		add(c.Name, c.Image)
+	}
+	for _, c := range pod.Spec.InitContainers {
+		add(c.Name, c.Image)
 	}
 	return out, ready
 }

@@ -16,6 +16,7 @@ const (
 
 func rowBy(updatedBy, pod, uid string) *hubv1alpha1.LeaderboardRow {
 	row := &hubv1alpha1.LeaderboardRow{}
+	row.Generation = 1
 	row.Annotations = map[string]string{hubv1alpha1.AnnotationUpdatedBy: updatedBy}
 	if pod != "" || uid != "" {
 		row.Annotations[hubv1alpha1.AnnotationWriterPod] = pod
@@ -31,7 +32,7 @@ func TestWriterOf(t *testing.T) {
 		want Writer
 		ok   bool
 	}{
-		{"pod-bound token", rowBy("system:serviceaccount:acme:alice", "run-1", podUID), Writer{"acme", "alice", "run-1", podUID}, true},
+		{"pod-bound token", rowBy("system:serviceaccount:acme:alice", "run-1", podUID), Writer{Namespace: "acme", ServiceAccount: "alice", Name: "run-1", UID: podUID, Generation: 1}, true},
 		{"a person", rowBy("alice@example.com", "", ""), Writer{}, false},
 		{"empty record (a user's later change)", rowBy("system:serviceaccount:acme:alice", "", ""), Writer{}, false},
 		{"uid without name", rowBy("system:serviceaccount:acme:alice", "", podUID), Writer{}, false},
@@ -51,7 +52,7 @@ func TestWriterOf(t *testing.T) {
 func admittedPod() *corev1.Pod {
 	start := metav1.Unix(1700000000, 0)
 	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "acme", Name: "run-1", UID: podUID, Annotations: map[string]string{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "acme", Name: "run-1", UID: podUID, Generation: 1, Annotations: map[string]string{
 			hubv1alpha1.AnnotationRequester: "system:serviceaccount:acme:alice",
 			hubv1alpha1.AnnotationJobID:     " " + "6F1F0D5E-3B1A-4D7E-9C2B-2F5E8A9B1C3D",
 		}},
@@ -63,7 +64,7 @@ func admittedPod() *corev1.Pod {
 }
 
 func TestDecide(t *testing.T) {
-	w := Writer{Namespace: "acme", ServiceAccount: "alice", Name: "run-1", UID: podUID}
+	w := Writer{Namespace: "acme", ServiceAccount: "alice", Name: "run-1", UID: podUID, Generation: 3}
 	lb := &hubv1alpha1.Leaderboard{Status: hubv1alpha1.LeaderboardStatus{DatasetVersionIDs: []string{"v1"}}}
 	mod := func(f func(p *corev1.Pod)) *corev1.Pod { p := admittedPod(); f(p); return p }
 	for _, tt := range []struct {
@@ -86,6 +87,33 @@ func TestDecide(t *testing.T) {
 			p.Status.Phase = corev1.PodFailed
 		}), true, metav1.ConditionFalse, hubv1alpha1.ReasonPodNotStarted, false},
 		{"requester may not write rows", admittedPod(), false, metav1.ConditionFalse, hubv1alpha1.ReasonRequesterMayNotWrite, false},
+		{"image swapped after creation", mod(func(p *corev1.Pod) {
+			p.Generation = 2
+			p.Spec.Containers[0].Image = "evil.example/other:1"
+		}), true, metav1.ConditionFalse, hubv1alpha1.ReasonPodChanged, false},
+		{"spec changed, status not reported yet", mod(func(p *corev1.Pod) {
+			p.Generation = 2
+			p.Status.ContainerStatuses = nil
+		}), true, metav1.ConditionFalse, hubv1alpha1.ReasonPodChanged, false},
+		{"terminating, spec unchanged", mod(func(p *corev1.Pod) {
+			now := metav1.Now()
+			p.DeletionTimestamp, p.Generation = &now, 2
+		}), true, metav1.ConditionTrue, hubv1alpha1.ReasonRunVerified, false},
+		{"terminating after a spec change", mod(func(p *corev1.Pod) {
+			now := metav1.Now()
+			p.DeletionTimestamp, p.Generation = &now, 3
+		}), true, metav1.ConditionFalse, hubv1alpha1.ReasonPodChanged, false},
+		{"terminating, generation not counted", mod(func(p *corev1.Pod) {
+			now := metav1.Now()
+			p.DeletionTimestamp, p.Generation = &now, 1
+		}), true, metav1.ConditionFalse, hubv1alpha1.ReasonPodChanged, false},
+		{"generation not counted", mod(func(p *corev1.Pod) { p.Generation = 0 }), true, metav1.ConditionFalse, hubv1alpha1.ReasonPodChanged, false},
+		{"ephemeral container", mod(func(p *corev1.Pod) {
+			p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debug", Image: "evil.example/other:1"}}}
+		}), true, metav1.ConditionFalse, hubv1alpha1.ReasonPodChanged, false},
+		{"init container not reported", mod(func(p *corev1.Pod) {
+			p.Spec.InitContainers = []corev1.Container{{Name: "fetch", Image: "fetch:1"}}
+		}), true, metav1.ConditionUnknown, hubv1alpha1.ReasonPodNotStarted, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v := Decide(w, lb, Facts{Pod: tt.pod, RequesterMayWrite: tt.may})
@@ -101,8 +129,17 @@ func TestDecide(t *testing.T) {
 	p := v.Provenance
 	if p.PodName != "run-1" || p.PodUID != podUID || p.Requester != "system:serviceaccount:acme:alice" || p.JobID != jobUID ||
 		len(p.Images) != 1 || p.Images[0].Digest() != "sha256:abc" || p.Images[0].Image != "eval:1" ||
-		p.RanAt == nil || p.RanAt.Unix() != 1700000000 || len(p.DatasetVersionIDs) != 1 {
+		p.RanAt == nil || p.RanAt.Unix() != 1700000000 || len(p.DatasetVersionIDs) != 1 || p.Generation != 3 {
 		t.Fatalf("provenance = %+v", p)
+	}
+
+	// Init containers ran with the Pod's token too: recorded after the containers.
+	withInit := admittedPod()
+	withInit.Spec.InitContainers = []corev1.Container{{Name: "fetch", Image: "fetch:1"}}
+	withInit.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "fetch", ImageID: "docker.io/library/fetch@sha256:def"}}
+	p = Decide(w, lb, Facts{Pod: withInit, RequesterMayWrite: true}).Provenance
+	if p == nil || len(p.Images) != 2 || p.Images[0].Name != "eval" || p.Images[1].Name != "fetch" || p.Images[1].Digest() != "sha256:def" {
+		t.Fatalf("provenance with an init container = %+v", p)
 	}
 }
 
@@ -113,16 +150,28 @@ func TestNeedsAsksOnlyWhenTheRestHolds(t *testing.T) {
 	}
 	notAdmitted := admittedPod()
 	delete(notAdmitted.Annotations, hubv1alpha1.AnnotationRequester)
-	for _, pod := range []*corev1.Pod{nil, notAdmitted} {
+	swapped := admittedPod()
+	swapped.Generation = 2
+	for _, pod := range []*corev1.Pod{nil, notAdmitted, swapped} {
 		if _, ask := Needs(w, pod); ask {
 			t.Fatalf("Needs asks for %+v", pod)
 		}
 	}
 }
 
-func TestKeptHoldsOnlyForTheRecordedWriter(t *testing.T) {
+// verifiedRow is a row run-1 wrote at generation gen, verified then.
+func verifiedRow(gen int64) *hubv1alpha1.LeaderboardRow {
 	row := rowBy("system:serviceaccount:acme:alice", "run-1", podUID)
-	row.Status.Provenance = &hubv1alpha1.RowProvenance{PodName: "run-1", PodUID: podUID, Requester: "system:serviceaccount:acme:alice"}
+	row.Generation, row.UID = gen, "9d8e7f60-1a2b-4c3d-8e9f-a0b1c2d3e4f5"
+	row.Annotations[hubv1alpha1.AnnotationID] = string(row.UID)
+	row.Status.Provenance = &hubv1alpha1.RowProvenance{PodName: "run-1", PodUID: podUID, Requester: "system:serviceaccount:acme:alice", Generation: gen}
+	row.Status.Conditions = []metav1.Condition{{Type: hubv1alpha1.ConditionVerified, Status: metav1.ConditionTrue,
+		Reason: hubv1alpha1.ReasonRunVerified, ObservedGeneration: gen}}
+	return row
+}
+
+func TestKeptHoldsOnlyForTheRecordedWriter(t *testing.T) {
+	row := verifiedRow(1)
 	if v, ok := Kept(row); !ok || !v.Verified() {
 		t.Fatalf("Kept = %+v, %v", v, ok)
 	}
@@ -159,5 +208,52 @@ func TestGroupsOf(t *testing.T) {
 	}
 	if g := GroupsOf("alice@example.com"); len(g) != 1 || g[0] != "system:authenticated" {
 		t.Fatalf("GroupsOf(person) = %v", g)
+	}
+}
+
+func TestKeptHoldsOnlyForTheValuesItWasDecidedFor(t *testing.T) {
+	// A change of anything but the values (no new generation) keeps it.
+	if _, ok := Kept(verifiedRow(2)); !ok {
+		t.Fatal("not kept at the generation it was decided for")
+	}
+	// The same Pod wrote new values (its image may have been swapped since): decided again.
+	rewritten := verifiedRow(2)
+	rewritten.Generation = 3
+	if _, ok := Kept(rewritten); ok {
+		t.Fatal("kept after the same Pod wrote new values")
+	}
+	// Not verified, or never decided: nothing to keep.
+	unknown := verifiedRow(2)
+	unknown.Status.Conditions[0].Status = metav1.ConditionUnknown
+	none := verifiedRow(2)
+	none.Status.Conditions = nil
+	for _, row := range []*hubv1alpha1.LeaderboardRow{unknown, none} {
+		if _, ok := Kept(row); ok {
+			t.Fatalf("kept with conditions %+v", row.Status.Conditions)
+		}
+	}
+
+	// Re-created from a backup with its status (a new UID, the recorded id kept,
+	// generation 1 again): the values are the ones backed up, the provenance is kept and
+	// now belongs to generation 1.
+	restoredRow := verifiedRow(4)
+	restoredRow.Generation, restoredRow.UID = 1, "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
+	v, ok := Kept(restoredRow)
+	if !ok || !v.Verified() || v.Provenance.Generation != 1 {
+		t.Fatalf("Kept(restored) = %+v, %v", v, ok)
+	}
+	if restoredRow.Status.Provenance.Generation != 4 {
+		t.Fatal("Kept changed the row's status")
+	}
+	// ... but not once the restored row's values were written again.
+	restoredRow.Generation = 2
+	if _, ok := Kept(restoredRow); ok {
+		t.Fatal("kept after new values on a restored row")
+	}
+	// A row that is not restored starts at generation 1 with its own id.
+	fresh := verifiedRow(4)
+	fresh.Generation = 1
+	if _, ok := Kept(fresh); ok {
+		t.Fatal("kept on a row that was not restored, at another generation")
 	}
 }
