@@ -358,6 +358,23 @@ var _ = Describe("Delivery into Pods", func() {
 		}).Should(BeTrue())
 	})
 
+	It("writes a Pod's run Secret again when the write after its admission did not happen", func() {
+		created, err := bob.CS.CoreV1().Pods(acme.Name).Create(ctx, pod("reissued", map[string]string{hubv1alpha1.AnnotationSecrets: "OPENAI_API_KEY"}), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		name := created.Labels[hubv1alpha1.LabelRunSecret]
+		first := runSecret(acme.Name, name)
+		By("the run Secret is lost before the Pod's kubelet read it (as if the operator had stopped before writing it)")
+		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+		Eventually(func() error {
+			return k8sClient.Get(ctx, client.ObjectKey{Namespace: acme.Name, Name: name}, &corev1.Secret{})
+		}, delivery.ReissueAfter+30*time.Second).Should(Succeed())
+		again := runSecret(acme.Name, name)
+		Expect(again.UID).NotTo(Equal(first.UID))
+		Expect(again.Data).To(Equal(first.Data), "the same values, resolved again for the recorded requester")
+		Expect(again.Labels).To(HaveKeyWithValue(hubv1alpha1.LabelRunFor, delivery.KindPod))
+		Expect(ownerUID(again)).To(Equal(string(created.UID)), "owned by the Pod from its first write")
+	})
+
 	It("never sees a Pod that does not ask for secrets", func() {
 		created, err := bob.CS.CoreV1().Pods(acme.Name).Create(ctx, pod("plain", nil), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
