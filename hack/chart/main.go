@@ -22,6 +22,7 @@ import (
 // Objects the templates adjust, each written to a file of its own.
 var templated = map[string]string{
 	"Deployment/podium-operator":                   "deployment.yaml",
+	"Deployment/podium-read":                       "read.yaml",
 	"MutatingWebhookConfiguration/podium-delivery": "webhook.yaml",
 }
 
