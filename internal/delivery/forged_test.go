@@ -144,12 +144,12 @@ var _ = Describe("Forged admission reviews", func() {
 	})
 })
 
-// secretWriter lets p create, read and delete every Secret of o (beyond the sample roles:
-// some platforms grant it).
+// secretWriter lets p create, read, change and delete every Secret of o (beyond the
+// sample roles: some platforms grant it).
 func secretWriter(o org, p person) {
 	Expect(k8sClient.Create(ctx, &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: "secret-writer"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "create", "delete"}}},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "create", "update", "delete"}}},
 	})).To(Succeed())
 	sa := strings.TrimPrefix(p.User, "system:serviceaccount:"+o.Name+":")
 	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
@@ -233,6 +233,22 @@ var _ = Describe("Planted run Secrets", func() {
 				g.Expect(ownerUID(s)).To(Equal(string(r.uid)))
 			}).Should(Succeed())
 		}
+
+		By("a member cannot change a run Secret's data; a change of other metadata (the garbage collector's) passes")
+		Eventually(func(g Gomega) {
+			s, err := carol.CS.CoreV1().Secrets(acme.Name).Get(ctx, runs[1].name, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			s.Data["ANTHROPIC_API_KEY"] = []byte(carolValue)
+			_, err = carol.CS.CoreV1().Secrets(acme.Name).Update(ctx, s, metav1.UpdateOptions{})
+			g.Expect(err).To(MatchError(ContainSubstring("podium-run-secret-writer")))
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			s, err := carol.CS.CoreV1().Secrets(acme.Name).Get(ctx, runs[1].name, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			s.Labels["note"] = "seen"
+			_, err = carol.CS.CoreV1().Secrets(acme.Name).Update(ctx, s, metav1.UpdateOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+		}).Should(Succeed())
 
 		By("a member who deletes a Job's run Secret cannot put hers in its place; the operator writes alice's again")
 		first := runs[0]
