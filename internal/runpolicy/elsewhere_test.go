@@ -1,7 +1,9 @@
 package runpolicy_test
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,10 +11,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"podium.dev/podium/internal/delivery"
@@ -123,6 +128,31 @@ var _ = Describe("ServiceAccounts that are Podium users in another namespace", O
 		}).Should(Succeed())
 	})
 
+	// What the rule costs where no ServiceAccount is a user elsewhere: nothing. The
+	// apiserver times a policy's match conditions when one of them is false (and counts
+	// its validations when they deny or fail), by policy name: a label update of a Pod,
+	// which leaves what runs as it was, is let go by the match condition
+	// changes-what-runs, and so counted wherever the policy is evaluated at all.
+	It("TestRunPolicyElsewhereCostsNothingUnlabelled: the Pods of a namespace with no such record are not evaluated by the policy", func() {
+		quiet := newNS("quiet")
+		carl := newPerson(quiet, "carl", "", "test-workloads")
+		label := func(p person, name string) error {
+			_, err := p.CS.CoreV1().Pods(p.NS).Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"labels":{"seen":"yes"}}}`), metav1.PatchOptions{})
+			return err
+		}
+		Expect(createPod(mallory, "cost-in-demo", podSpec("builder", "tool:1"))).To(Succeed())
+		before := evaluations("podium-run-identity-elsewhere")
+		for i := range 20 {
+			name := fmt.Sprintf("plain-%d", i)
+			Expect(createPod(carl, name, podSpec("", "tool:1"))).To(Succeed())
+			Expect(label(carl, name)).To(Succeed())
+		}
+		Expect(evaluations("podium-run-identity-elsewhere")).To(Equal(before), "Pods of an unrecorded namespace reached the policy")
+		By("while the same update in demo, recorded, is evaluated")
+		Expect(label(mallory, "cost-in-demo")).To(Succeed())
+		Expect(evaluations("podium-run-identity-elsewhere")).To(BeNumerically(">", before))
+	})
+
 	It("names the same workload controllers as podium-run-isolation", func() {
 		data, err := os.ReadFile(filepath.Join(testenv.AdmissionDir(), "run_integrity.yaml"))
 		Expect(err).NotTo(HaveOccurred())
@@ -138,3 +168,24 @@ var _ = Describe("ServiceAccounts that are Podium users in another namespace", O
 		Expect(names).To(ConsistOf(delivery.WorkloadControllers))
 	})
 })
+
+// evaluations is how many times the apiserver evaluated the match conditions or the
+// validations of the admission policy named policy (its metrics' sample counts).
+func evaluations(policy string) uint64 {
+	GinkgoHelper()
+	raw, err := clientset.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	Expect(err).NotTo(HaveOccurred())
+	var n uint64
+	for _, family := range []struct{ name, label string }{
+		{"apiserver_validating_admission_policy_check_duration_seconds", "policy"},
+		{"apiserver_admission_match_condition_evaluation_seconds", "name"},
+	} {
+		for _, m := range testenv.Series(fams[family.name], map[string]string{family.label: policy}) {
+			n += m.GetHistogram().GetSampleCount()
+		}
+	}
+	return n
+}
