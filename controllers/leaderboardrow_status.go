@@ -19,6 +19,13 @@ import (
 // must not make its status larger than the row.
 const maxInvalidFields = 100
 
+// RowStatus is the status the row controller writes for row, a row no run wrote, on
+// board lb at time now: the status write every row costs (the floor of
+// hack/bench/25-write-ratio.sh writes it, docs/performance.md, "Rows in").
+func RowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now time.Time) hubv1alpha1.LeaderboardRowStatus {
+	return rowStatus(row, lb, now)
+}
+
 // rowStatus is verifiedRowStatus of a row whose values no run wrote.
 func rowStatus(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard, now time.Time) hubv1alpha1.LeaderboardRowStatus {
 	return verifiedRowStatus(row, lb, provenance.NotWritten(), now)
