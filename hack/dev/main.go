@@ -1,8 +1,10 @@
 // Command podium-dev runs the whole of Podium locally, which is what `make dev` starts:
 // kube-apiserver and etcd on 127.0.0.1 (data and the ServiceAccount signing key under
 // .podium-dev/, kept across runs), kube-controller-manager (garbage collector, namespace
-// and ServiceAccount controllers), the CRDs, the podium-operator binary with its HTTP API
-// (restarted with a backoff when it dies), and the samples. SIGINT or SIGTERM stops every
+// and ServiceAccount controllers), the CRDs, podium-operator in its two roles as two
+// processes (the operator, and the read tier as its own ServiceAccount podium-read; each
+// restarted with a backoff when it dies) behind one local address that sends each path to
+// its workload (route.go), and the samples. SIGINT or SIGTERM stops every
 // process it started. A second podium-dev on the same data directory refuses to start.
 package main
 
@@ -169,14 +171,25 @@ func run() error {
 		// ... and the two run policies config/admission/run_isolation.yaml replaced.
 		{"delete", "validatingadmissionpolicybinding,validatingadmissionpolicy", "podium-run-secret-binding", "podium-run-identity",
 			"--ignore-not-found"},
+		// The read tier's ServiceAccount and least-privilege role, as installed.
+		{"apply", "-f", filepath.Join(root, "config", "read", "rbac.yaml")},
 	}); err != nil {
 		return err
 	}
+	operatorAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return err
+	}
+	readAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return err
+	}
 
-	fmt.Println(">> starting podium-operator, HTTP API on", httpAddr, "and the delivery webhook on", webhookAddr)
+	fmt.Println(">> starting podium-operator (the operator), HTTP API on", operatorAddr, "and the delivery webhook on", webhookAddr)
 	sup := newSupervisor(filepath.Join(root, "bin", "podium-operator"),
 		"--kubeconfig", kubeconfig,
-		"--http-addr", httpAddr,
+		"--http-addr", operatorAddr,
+		"--read-service-account", "system:serviceaccount:"+testenv.DeliveryNamespace+":"+readServiceAccount,
 		"--metrics-bind-address", metricsAddr,
 		"--health-probe-bind-address", "127.0.0.1:0",
 		"--webhook-addr", webhookAddr,
@@ -190,11 +203,41 @@ func run() error {
 	go func() { supDone <- sup.run(supCtx) }()
 	defer func() {
 		stopSup()
-		exited(<-supDone)
+		sup.exited(<-supDone)
 	}()
+	if err := waitReady(ctx, "http://"+operatorAddr+"/readyz", supDone, sup.name); err != nil {
+		return err
+	}
 
+	// The read tier as its own ServiceAccount (a token of podium-read, no admin
+	// certificate): what it cannot do here, it cannot do in a cluster.
+	readKC, err := readKubeconfig(ctx, env.Config, state)
+	if err != nil {
+		return fmt.Errorf("the read tier's kubeconfig: %w", err)
+	}
+	fmt.Println(">> starting podium-operator --role=read (the read tier, as podium-read) on", readAddr)
+	readSup := newSupervisor(filepath.Join(root, "bin", "podium-operator"),
+		"--role=read",
+		"--kubeconfig", readKC,
+		"--http-addr", readAddr,
+		"--metrics-bind-address", "0",
+		"--health-probe-bind-address", "127.0.0.1:0",
+		"--operator-url", "http://"+operatorAddr,
+	)
+	readSup.name = "podium-read"
+	readDone := make(chan error, 1)
+	go func() { readDone <- readSup.run(supCtx) }()
+	defer func() {
+		stopSup()
+		readSup.exited(<-readDone)
+	}()
+	fmt.Println(">> serving both on", httpAddr, "(secrets and API-key paths to the operator, the rest to the read tier)")
+	routerDone, err := serveRouter(supCtx, httpAddr, operatorAddr, readAddr)
+	if err != nil {
+		return err
+	}
 	base := "http://" + httpAddr
-	if err := waitReady(ctx, base+"/readyz", supDone); err != nil {
+	if err := waitReady(ctx, base+"/readyz", readDone, readSup.name); err != nil {
 		return err
 	}
 	fmt.Println(">> applying the org roles (config/rbac/org_roles.yaml) and config/samples")
@@ -213,7 +256,8 @@ Podium is running. Press Ctrl-C to stop everything.
 
   kubeconfig:  %[1]s
   kubectl:     %[2]s --kubeconfig %[1]s get podium -A
-  HTTP API:    %[3]s
+  HTTP API:    %[3]s (one address: secrets and API keys to the operator on %[7]s,
+               everything else to the read tier on %[8]s, which runs as podium-read)
   try:         curl -s -X POST %[3]s/v1/leaderboard-read -H 'Content-Type: application/json' \
                  -d '{"package":"demo/terminal-bench","name":"main","page":1,"page_size":5}'
   web page:    %[3]s/leaderboards
@@ -221,7 +265,7 @@ Podium is running. Press Ctrl-C to stop everything.
   CLI:         bin/podium --kubeconfig %[1]s hub leaderboard list
   metrics:     curl -sk https://%[4]s/metrics -H "Authorization: Bearer $(%[2]s --kubeconfig %[1]s create token -n %[5]s %[6]s)"
 
-`, kubeconfig, kubectl, base, metricsAddr, testenv.DeliveryNamespace, devMetricsReader)
+`, kubeconfig, kubectl, base, metricsAddr, testenv.DeliveryNamespace, devMetricsReader, operatorAddr, readAddr)
 
 	select {
 	case <-ctx.Done():
@@ -229,6 +273,11 @@ Podium is running. Press Ctrl-C to stop everything.
 	case err := <-supDone:
 		supDone <- err // let the deferred stop see it
 		return err
+	case err := <-readDone:
+		readDone <- err
+		return err
+	case err := <-routerDone:
+		return fmt.Errorf("the local address %s stopped serving: %w", httpAddr, err)
 	case <-kcm.Done():
 		return fmt.Errorf("kube-controller-manager exited (see .podium-dev/kube-controller-manager.log): %w", kcm.Err())
 	}
@@ -274,7 +323,7 @@ func portFree(addr, env string) error {
 	return l.Close()
 }
 
-func waitReady(ctx context.Context, url string, supDone chan error) error {
+func waitReady(ctx context.Context, url string, supDone chan error, name string) error {
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(url)
@@ -289,11 +338,11 @@ func waitReady(ctx context.Context, url string, supDone chan error) error {
 			return ctx.Err()
 		case err := <-supDone:
 			supDone <- err
-			return fmt.Errorf("podium-operator could not be started: %w", err)
+			return fmt.Errorf("%s could not be started: %w", name, err)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("podium-operator was not ready at %s within 2 minutes", url)
+	return fmt.Errorf("%s was not ready at %s within 2 minutes", name, url)
 }
 
 // applyAll runs each kubectl command in turn, retrying one that fails for up to a minute:

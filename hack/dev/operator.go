@@ -13,6 +13,8 @@ import (
 // that doubles up to a limit and starts over once a run has lasted a while: a crash
 // while developing should not tear down the control plane and its data.
 type supervisor struct {
+	// name is what the messages call the process (podium-operator, podium-read).
+	name   string
 	binary string
 	args   []string
 	// minBackoff, maxBackoff bound the wait before a restart; a run longer than
@@ -24,7 +26,7 @@ type supervisor struct {
 
 func newSupervisor(binary string, args ...string) *supervisor {
 	return &supervisor{
-		binary: binary, args: args,
+		name: "podium-operator", binary: binary, args: args,
 		minBackoff: time.Second, maxBackoff: 30 * time.Second, healthyRun: time.Minute,
 	}
 }
@@ -39,27 +41,27 @@ func (s *supervisor) run(ctx context.Context) error {
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("starting podium-operator: %w", err)
+			return fmt.Errorf("starting %s: %w", s.name, err)
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
 		case <-ctx.Done():
-			fmt.Println(">> stopping podium-operator")
+			fmt.Println(">> stopping", s.name)
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case err := <-done:
-				exited(err)
+				s.exited(err)
 			case <-time.After(15 * time.Second):
 				_ = cmd.Process.Kill()
-				exited(<-done)
+				s.exited(<-done)
 			}
 			return nil
 		case err := <-done:
 			if time.Since(began) > s.healthyRun {
 				backoff = s.minBackoff
 			}
-			fmt.Fprintf(os.Stderr, ">> podium-operator exited (%v); restarting it in %s (the control plane keeps running)\n", exitText(err), backoff)
+			fmt.Fprintf(os.Stderr, ">> %s exited (%v); restarting it in %s (the control plane keeps running)\n", s.name, exitText(err), backoff)
 			if s.waiting != nil {
 				s.waiting(backoff)
 			}
@@ -80,9 +82,9 @@ func exitText(err error) string {
 	return err.Error()
 }
 
-// exited reports how podium-operator ended when it did not end cleanly.
-func exited(err error) {
+// exited reports how the process ended when it did not end cleanly.
+func (s *supervisor) exited(err error) {
 	if err != nil {
-		fmt.Println(">> podium-operator:", err)
+		fmt.Printf(">> %s: %v\n", s.name, err)
 	}
 }
