@@ -176,8 +176,8 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 		b.mu.Unlock()
 		if !same {
 			// The row's values may have been set at another time (its last change).
-			if b.isRecord(old) {
-				b.recomputeRecords()
+			if i := b.recordIndex(old); i >= 0 {
+				b.recordChanged(i, old)
 			} else {
 				b.addCandidate(old)
 			}
@@ -192,7 +192,10 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 		b.rebuild(b.tree.ord.rules, b.rowsWith(row.UID, row))
 		return
 	}
-	wasRecord := old != nil && b.isRecord(old)
+	record := -1
+	if old != nil {
+		record = b.recordIndex(old)
+	}
 	b.mu.Lock()
 	n := old
 	if n != nil {
@@ -212,8 +215,8 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 	}
 	b.version.Add(1)
 	b.mu.Unlock()
-	if wasRecord {
-		b.recomputeRecords()
+	if record >= 0 {
+		b.recordChanged(record, n)
 	} else {
 		b.addCandidate(n)
 	}
@@ -230,7 +233,7 @@ func (b *Board) remove(uid types.UID) {
 		b.rebuild(b.tree.ord.rules, b.rowsWith(uid, nil))
 		return
 	}
-	wasRecord := b.isRecord(old)
+	record := b.recordIndex(old)
 	b.mu.Lock()
 	b.tree.remove(old)
 	if old.band != nil {
@@ -239,8 +242,8 @@ func (b *Board) remove(uid types.UID) {
 	delete(b.nodes, uid)
 	b.version.Add(1)
 	b.mu.Unlock()
-	if wasRecord {
-		b.recomputeRecords()
+	if record >= 0 {
+		b.recordChanged(record, nil)
 	}
 }
 

@@ -67,13 +67,30 @@ func (b *Board) inProgress(n *node) bool {
 	return len(b.tree.ord.rules) > 0 && n.key[0].k != missing
 }
 
-// isRecord reports whether n is one of the board's records.
-func (b *Board) isRecord(n *node) bool { return slices.Contains(b.records, n) }
+// recordIndex is n's place among the board's records, -1 when it is not one.
+func (b *Board) recordIndex(n *node) int { return slices.Index(b.records, n) }
 
 // recomputeRecords walks the board in rank order once: among rows tied on the rules,
 // the one set first is a record when it was set before every row ranked strictly
 // ahead of it. O(n).
-func (b *Board) recomputeRecords() {
+func (b *Board) recomputeRecords() { b.recordsFrom(0, nil) }
+
+// recordChanged updates the records after the record at index i changed (its row is
+// now n, in place in the tree) or went (n nil).
+func (b *Board) recordChanged(i int, n *node) {
+	b.recordsFrom(i, n)
+	if n != nil {
+		b.addCandidate(n)
+	}
+}
+
+// recordsFrom recomputes the records from index i on, leaving out the node skip. The
+// records before i stand: each depends only on the rows set before it, which skip is
+// not among (it was set after them, or it is the record at i). Every later record
+// ranks strictly ahead of the record p at i-1 and was set after it, so only the rows
+// ranked ahead of p are walked: O(log n + rows ahead of p), a handful when the leader
+// changes. From i = 0 the whole board is walked.
+func (b *Board) recordsFrom(i int, skip *node) {
 	var out []*node
 	var first *hubv1alpha1.LeaderboardRow // the row set first among those ahead
 	var group []*node
@@ -94,9 +111,13 @@ func (b *Board) recomputeRecords() {
 		group = group[:0]
 	}
 	if len(b.tree.ord.rules) > 0 {
+		limit := b.tree.len()
+		if i > 0 {
+			limit = b.tree.countBefore(b.records[i-1].key)
+		}
 		var prev *node
-		b.tree.walk(0, b.tree.len(), func(n *node) {
-			if !b.inProgress(n) {
+		b.tree.walk(0, limit, func(n *node) {
+			if n == skip || !b.inProgress(n) {
 				return
 			}
 			if prev != nil && b.tree.ord.rulesCompare(prev.key, n.key) != 0 {
@@ -108,7 +129,7 @@ func (b *Board) recomputeRecords() {
 		flush()
 	}
 	slices.Reverse(out)
-	b.setRecords(out)
+	b.setRecords(append(slices.Clone(b.records[:i]), out...))
 }
 
 // addCandidate updates the records for a node that was not one and now stands where it

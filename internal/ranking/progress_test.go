@@ -101,17 +101,18 @@ func TestProgressRandom(t *testing.T) {
 				case row != nil && rng.IntN(8) == 0:
 					r.deleteRow(row)
 					delete(latest, name)
-					continue
 				case row != nil:
 					row = withChange(row, metrics, rng.IntN(4000))
 					if rng.IntN(6) == 0 {
 						row.Spec.Visibility = hubv1alpha1.RowHide
 					}
+					latest[name] = row
+					r.setRow(row)
 				default:
 					row = testRow(name, rng.IntN(4000), metrics, "")
+					latest[name] = row
+					r.setRow(row)
 				}
-				latest[name] = row
-				r.setRow(row)
 				var ranked []*hubv1alpha1.LeaderboardRow
 				for _, row := range latest {
 					if Ranked(row) {
