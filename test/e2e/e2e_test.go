@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -59,9 +60,47 @@ var (
 	cs         kubernetes.Interface
 	kubeconfig string
 	kubectl    string
-	// base is the HTTP API as the podium Service's ClusterIP serves it.
-	base string
+	// base is the operator's HTTP API (secrets, API keys) as the podium Service's
+	// ClusterIP serves it; readBase the read tier's (the public read, web pages,
+	// preflight) as the podium-read Service's. do sends each path to its own, as an
+	// Ingress in front of both does (docs/deploy.md, "Components").
+	base, readBase string
 )
+
+// operatorPaths are the paths (under /v1/ and /functions/v1/) the operator serves; every
+// other path is the read tier's.
+var operatorPaths = []string{"secrets", "registry-credentials", "api-keys", "api-key-exchange"}
+
+// baseFor is the Service that serves path.
+func baseFor(path string) string {
+	p, _, _ := strings.Cut(path, "?")
+	for _, prefix := range []string{"/v1/", "/functions/v1/"} {
+		if rest, ok := strings.CutPrefix(p, prefix); ok && slices.Contains(operatorPaths, rest) {
+			return base
+		}
+	}
+	return readBase
+}
+
+// serviceBase is the http://ClusterIP:port of Service name in podium-system: from this
+// machine, kube-proxy's rules (the OUTPUT chain) send it to a ready replica, as they do
+// for a Pod of the cluster.
+func serviceBase(name string) string {
+	GinkgoHelper()
+	svc, err := cs.CoreV1().Services(system).Get(ctx, name, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(svc.Spec.ClusterIP).NotTo(BeEmpty())
+	return fmt.Sprintf("http://%s:%d", svc.Spec.ClusterIP, svc.Spec.Ports[0].Port)
+}
+
+// canI is kubectl auth can-i's answer (yes or no; it exits 1 for no).
+func canI(args ...string) string {
+	GinkgoHelper()
+	cmd := exec.Command(kubectl, append([]string{"auth", "can-i"}, args...)...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	out, _ := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out))
+}
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -103,10 +142,13 @@ func run(stdin string, args ...string) string {
 	return string(out)
 }
 
-func operatorPods() []corev1.Pod {
+func operatorPods() []corev1.Pod { return podsOf("operator") }
+
+// podsOf are the Pods of a workload: component operator or read.
+func podsOf(component string) []corev1.Pod {
 	GinkgoHelper()
 	pods, err := cs.CoreV1().Pods(system).List(ctx, metav1.ListOptions{
-		LabelSelector: "app.kubernetes.io/name=podium,app.kubernetes.io/component=operator",
+		LabelSelector: "app.kubernetes.io/name=podium,app.kubernetes.io/component=" + component,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return pods.Items
@@ -157,7 +199,7 @@ func do(c *http.Client, method, path, token string, body any) (int, []byte, erro
 		}
 		r = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, r)
+	req, err := http.NewRequestWithContext(ctx, method, baseFor(path)+path, r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -252,24 +294,53 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 		run("", "apply", "--server-side", "-f", install)
 		By("kubectl -n podium-system rollout status deployment/podium-operator")
 		run("", "-n", system, "rollout", "status", "deployment/podium-operator", "--timeout=5m")
+		By("kubectl -n podium-system rollout status deployment/podium-read")
+		run("", "-n", system, "rollout", "status", "deployment/podium-read", "--timeout=5m")
 
-		dep, err := cs.AppsV1().Deployments(system).Get(ctx, "podium-operator", metav1.GetOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(dep.Spec.Replicas).To(HaveValue(Equal(int32(2))))
-		Eventually(func(g Gomega) {
-			var names []string
-			for _, p := range operatorPods() {
-				if ready(p) {
-					names = append(names, p.Name)
+		// Both workloads, two replicas each, from the one image make image assembled, run
+		// as its non-root user.
+		for _, component := range []string{"operator", "read"} {
+			dep, err := cs.AppsV1().Deployments(system).Get(ctx, "podium-"+component, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(dep.Spec.Replicas).To(HaveValue(Equal(int32(2))))
+			Eventually(func(g Gomega) {
+				var names []string
+				for _, p := range podsOf(component) {
+					if ready(p) {
+						names = append(names, p.Name)
+					}
 				}
+				g.Expect(names).To(HaveLen(2), "ready %s replicas", component)
+			}).Should(Succeed())
+			for _, p := range podsOf(component) {
+				Expect(p.Spec.Containers[0].Image).To(Equal("podium:dev"))
+				Expect(p.Status.ContainerStatuses).To(HaveLen(1))
+				Expect(p.Status.ContainerStatuses[0].RestartCount).To(BeZero(), "pod %s restarted", p.Name)
 			}
-			g.Expect(names).To(HaveLen(2))
-		}).Should(Succeed())
-		// The image is the one make image assembled, run as its non-root user.
-		for _, p := range operatorPods() {
-			Expect(p.Spec.Containers[0].Image).To(Equal("podium:dev"))
-			Expect(p.Status.ContainerStatuses).To(HaveLen(1))
-			Expect(p.Status.ContainerStatuses[0].RestartCount).To(BeZero(), "pod %s restarted", p.Name)
+		}
+	})
+
+	It("gives the read tier no right on Secrets and none to write (kubectl auth can-i)", func() {
+		const as = "--as=system:serviceaccount:" + system + ":podium-read"
+		for _, args := range [][]string{
+			{"get", "secrets", "-n", system},
+			{"get", "secrets", "-n", org},
+			{"list", "secrets", "--all-namespaces"},
+			{"watch", "secrets", "--all-namespaces"},
+			{"create", "leaderboardrows.hub.podium.dev", "-n", org},
+			{"update", "leaderboards.hub.podium.dev", "-n", org},
+			{"delete", "hostedsecrets.hub.podium.dev", "-n", org},
+			{"create", "pods", "-n", org},
+		} {
+			Expect(canI(append(args, as)...)).To(Equal("no"), "kubectl auth can-i %v %s", args, as)
+		}
+		for _, args := range [][]string{
+			{"list", "leaderboardrows.hub.podium.dev", "--all-namespaces"},
+			{"watch", "hostedsecrets.hub.podium.dev", "--all-namespaces"},
+			{"create", "tokenreviews.authentication.k8s.io"},
+			{"create", "subjectaccessreviews.authorization.k8s.io"},
+		} {
+			Expect(canI(append(args, as)...)).To(Equal("yes"), "kubectl auth can-i %v %s", args, as)
 		}
 	})
 
@@ -283,13 +354,8 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 		}).Should(Succeed())
 	})
 
-	It("answers the public read through the Service", func() {
-		svc, err := cs.CoreV1().Services(system).Get(ctx, "podium", metav1.GetOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(svc.Spec.ClusterIP).NotTo(BeEmpty())
-		// The ClusterIP, from this machine: kube-proxy's rules (the OUTPUT chain) send it
-		// to a ready replica, as they do for a Pod of the cluster.
-		base = fmt.Sprintf("http://%s:%d", svc.Spec.ClusterIP, svc.Spec.Ports[0].Port)
+	It("answers the public read through the read tier's Service, not the operator's", func() {
+		base, readBase = serviceBase("podium"), serviceBase("podium-read")
 
 		run(boardYAML, "apply", "--server-side", "-f", "-")
 		run("", "-n", org, "wait", "--for=condition=Ready", "leaderboard/bench-main", "--timeout=2m")
@@ -305,6 +371,11 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 				g.Expect(string(body)).To(ContainSubstring(`"aider"`))
 			}
 		}).Should(Succeed())
+		// The operator leaves the public read to the read tier.
+		resp, err := c.Get(base + boardPath)
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "the operator's Service served the public read")
 	})
 
 	It("hands the lease over when the leader's Pod is killed, and the read never stops answering", func() {
