@@ -30,7 +30,6 @@ func sampleIntervals() Intervals {
 
 func sampleProgress() Progress {
 	return Progress{ID: "progress", Board: "Terminal-Bench 2.0", Axis: "Accuracy (metrics.accuracy)", HigherBetter: true,
-		End: day0.Add(60 * 24 * time.Hour),
 		Steps: []Step{
 			{At: day0, Score: 0.42, Label: "baseline", URL: "/r/1", ID: "1"},
 			{At: day0.Add(9 * 24 * time.Hour), Score: 0.61, Label: "a very long agent name that does not fit", URL: "/r/2", ID: "2", Verified: true},
@@ -41,7 +40,7 @@ func sampleProgress() Progress {
 
 func sampleSeries() Series {
 	return Series{ID: "row-score", Row: "warp-agent", Board: "Terminal-Bench 2.0", Axis: "Accuracy (metrics.accuracy)", HigherBetter: true,
-		End: day0.Add(20 * 24 * time.Hour), Partial: true,
+		Partial: true,
 		Points: []Point{
 			{At: day0, Score: 0.7, HasScore: true},
 			{At: day0.Add(3 * 24 * time.Hour), HasScore: false},
@@ -55,13 +54,19 @@ func TestGolden(t *testing.T) {
 	for i := range lower.Rows {
 		lower.Rows[i].HasInterval, lower.Rows[i].RankUpper = false, 0
 	}
+	seconds := sampleProgress()
+	seconds.ID = "progress-seconds"
+	for i := range seconds.Steps {
+		seconds.Steps[i].At = day0.Add(time.Duration(i*3) * time.Second)
+	}
 	cases := map[string][]byte{
+		"progress-seconds.svg": seconds.SVG(),
 		"intervals.svg":       sampleIntervals().SVG(),
 		"intervals-plain.svg": lower.SVG(),
 		"intervals-empty.svg": Intervals{ID: "e", Board: "Empty", Axis: "Score", HigherBetter: true}.SVG(),
 		"progress.svg":        sampleProgress().SVG(),
-		"progress-one.svg":    Progress{ID: "p1", Board: "One", Axis: "Score", End: day0, Steps: sampleProgress().Steps[:1]}.SVG(),
-		"progress-empty.svg":  Progress{ID: "p0", Board: "Empty", Axis: "Score", End: day0}.SVG(),
+		"progress-one.svg":    Progress{ID: "p1", Board: "One", Axis: "Score", Steps: sampleProgress().Steps[:1]}.SVG(),
+		"progress-empty.svg":  Progress{ID: "p0", Board: "Empty", Axis: "Score"}.SVG(),
 		"series.svg":          sampleSeries().SVG(),
 	}
 	for name, got := range cases {

@@ -23,9 +23,6 @@ type Progress struct {
 	// Steps are the rows that moved the state of the art, oldest first, each better
 	// than the one before.
 	Steps []Step
-	// End is the right edge of the time axis (the day the chart is drawn): the line
-	// runs flat from the last step to it.
-	End time.Time
 }
 
 // Point is one known value of a row's score: from At on (until the next point) the row
@@ -41,8 +38,6 @@ type Series struct {
 	ID, Row, Board, Axis string
 	HigherBetter         bool
 	Points               []Point
-	// End is the right edge of the time axis.
-	End time.Time
 	// Partial is true when older changes were not kept: the first point is the oldest
 	// value known, not the value the row was created with.
 	Partial bool
@@ -66,8 +61,8 @@ type stepMark struct {
 	verified, labelShown bool
 }
 
-// stepChart draws a step line through marks (oldest first) up to end.
-func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, end time.Time, legend bool) []byte {
+// stepChart draws a step line through marks (oldest first).
+func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, legend bool) []byte {
 	var b svg
 	height := stTop + stPlotH + stBottom
 	b.open(id, height, title, desc)
@@ -92,14 +87,15 @@ func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, end
 	}
 	lo, hi, ticks := niceScale(lo, hi, 4)
 	y := scale{lo, hi, stTop + stPlotH, stTop}
-	t0, t1 := end, end
+	// The time axis runs from the first mark to a tenth past the last (the chart reads
+	// no clock: the line runs on past the last mark, which still holds).
+	var t0, t1 time.Time
 	if len(marks) > 0 {
-		t0 = marks[0].at
-		if t1 = end; marks[len(marks)-1].at.After(t1) {
-			t1 = marks[len(marks)-1].at
-		}
+		t0, t1 = marks[0].at, marks[len(marks)-1].at
 	}
-	if !t1.After(t0) {
+	if span := t1.Sub(t0); span > 0 {
+		t1 = t1.Add(max(span/10, time.Second))
+	} else {
 		t0, t1 = t0.Add(-24*time.Hour), t1.Add(24*time.Hour)
 	}
 	x := scale{0, float64(t1.Sub(t0)), stPlotX0, stPlotX1}
@@ -116,6 +112,14 @@ func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, end
 	}
 	bottom := stTop + stPlotH
 	b.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s"/>`, num(stPlotX0), num(bottom), num(stPlotX1), num(bottom), colMuted)
+	// Dates on an axis of days or more; times of day (UTC) on a shorter one.
+	layout := time.DateOnly
+	switch span := t1.Sub(t0); {
+	case span < 10*time.Minute:
+		layout = time.TimeOnly
+	case span < 4*24*time.Hour:
+		layout = "Jan 2 15:04"
+	}
 	for i := range 5 {
 		t := t0.Add(time.Duration(float64(t1.Sub(t0)) * float64(i) / 4))
 		anchor := "middle"
@@ -125,7 +129,7 @@ func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, end
 		case 4:
 			anchor = "end"
 		}
-		b.f(`<text x="%s" y="%s" text-anchor="%s">%s</text>`, num(xt(t)), num(bottom+16), anchor, t.UTC().Format(time.DateOnly))
+		b.f(`<text x="%s" y="%s" text-anchor="%s">%s</text>`, num(xt(t)), num(bottom+16), anchor, t.UTC().Format(layout))
 	}
 	b.WriteString(`</g>`)
 
@@ -201,7 +205,7 @@ func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, end
 		b.WriteString(`</a>`)
 	}
 	b.f(`<text x="%s" y="%s" text-anchor="middle" fill="%s">`, num((stPlotX0+stPlotX1)/2), num(bottom+36), colText)
-	b.text(axis)
+	b.text(axis + " against time (UTC)")
 	b.WriteString(`</text>`)
 	if legend {
 		b.f(`<g fill="%s"><circle cx="18" cy="%s" r="4.5" fill="%s"/><text x="28" y="%s">row</text>`, colText, num(bottom+48), colMark, num(bottom+52))
@@ -211,6 +215,9 @@ func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, end
 	b.close()
 	return b.Bytes()
 }
+
+// tipLayout is how a mark's tooltip gives its time.
+const tipLayout = "2006-01-02 15:04 UTC"
 
 // maxLabels is how many step labels a progress chart writes (the newest ones): more
 // would overlap; every step keeps its tooltip.
@@ -226,7 +233,7 @@ func (c Progress) SVG() []byte {
 	}
 	marks := make([]stepMark, len(c.Steps))
 	for i, s := range c.Steps {
-		tip := s.Label + ": " + Number(s.Score) + " from " + s.At.UTC().Format(time.DateOnly)
+		tip := s.Label + ": " + Number(s.Score) + " from " + s.At.UTC().Format(tipLayout)
 		if s.Verified {
 			tip += ", verified"
 		}
@@ -252,7 +259,7 @@ func (c Progress) SVG() []byte {
 		desc.WriteString("In order: " + strings.Join(names, "; ") + ".")
 	}
 	sub := strconv.Itoa(len(c.Steps)) + " rows moved it; each mark is the row that set a new best, from the date its score was set."
-	return stepChart(c.ID, title, desc.String(), caption, sub, c.Axis+" ("+dir+")", marks, c.End, true)
+	return stepChart(c.ID, title, desc.String(), caption, sub, c.Axis+" ("+dir+")", marks, true)
 }
 
 // SVG draws a row's score over its changes: a step line from each known value to the
@@ -287,5 +294,5 @@ func (c Series) SVG() []byte {
 		desc.WriteString(" Older changes were not kept.")
 		sub = "Each mark is a value the row held, from the time it was set; older changes were not kept."
 	}
-	return stepChart(c.ID, title, desc.String(), caption, sub, c.Axis+" ("+dir+")", marks, c.End, false)
+	return stepChart(c.ID, title, desc.String(), caption, sub, c.Axis+" ("+dir+")", marks, false)
 }

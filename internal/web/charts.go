@@ -50,14 +50,14 @@ type chartView struct {
 }
 
 // chartsOf builds the charts of a board whose rules rank by something; nil otherwise.
-func chartsOf(lb *hubv1alpha1.Leaderboard, ranked Ranked, rows int, now time.Time) *chartView {
+func chartsOf(lb *hubv1alpha1.Leaderboard, ranked Ranked, rows int) *chartView {
 	if len(lb.Spec.RankBy) == 0 {
 		return nil
 	}
 	base := boardURL(lb)
 	v := &chartView{
-		Intervals:    template.HTML(intervalChart(lb, ranked, rows).SVG()),           //nolint:gosec // chart escapes every text
-		Progress:     template.HTML(progressChart(lb, ranked.Progress(), now).SVG()), //nolint:gosec // chart escapes every text
+		Intervals:    template.HTML(intervalChart(lb, ranked, rows).SVG()),      //nolint:gosec // chart escapes every text
+		Progress:     template.HTML(progressChart(lb, ranked.Progress()).SVG()), //nolint:gosec // chart escapes every text
 		IntervalsURL: base + "/" + IntervalsFile,
 		ProgressURL:  base + "/" + ProgressFile,
 	}
@@ -155,12 +155,12 @@ func intervalChart(lb *hubv1alpha1.Leaderboard, ranked Ranked, rows int) chart.I
 
 // progressChart is the state of the art over time, from the records the rank index
 // keeps (ranking.Board.Progress): no walk of the board.
-func progressChart(lb *hubv1alpha1.Leaderboard, records []ranking.Record, now time.Time) chart.Progress {
+func progressChart(lb *hubv1alpha1.Leaderboard, records []ranking.Record) chart.Progress {
 	rule := lb.Spec.RankBy[0]
 	base := boardURL(lb)
 	col, hasCol := labelColumn(lb)
 	c := chart.Progress{ID: "progress", Board: lb.Spec.Title, Axis: axisOf(lb),
-		HigherBetter: rule.Direction == hubv1alpha1.Descending, End: chartDay(now)}
+		HigherBetter: rule.Direction == hubv1alpha1.Descending}
 	for _, r := range records {
 		if !r.HasScore {
 			continue
@@ -169,12 +169,6 @@ func progressChart(lb *hubv1alpha1.Leaderboard, records []ranking.Record, now ti
 			URL: rowURL(base, r.Row), ID: hubv1alpha1.ID(r.Row), Verified: wire.Verified(r.Row)})
 	}
 	return c
-}
-
-// chartDay is the end of the progress chart's time axis: the start of the next UTC
-// day, so that the chart (and its ETag) changes once a day on a board nobody changes.
-func chartDay(now time.Time) time.Time {
-	return now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 }
 
 // parseChartRows reads ?chart_rows=: from 1 to MaxChartRows, DefaultChartRows when
@@ -227,12 +221,10 @@ func (p *Pages) serveChart(file string) http.HandlerFunc {
 		if ranked == nil {
 			ranked = emptyBoard{}
 		}
-		now := p.o.Now()
+		// A chart is drawn from the board and its index only (no clock): kept, and
+		// tagged, by their versions.
 		key := pageKey{board: lb.UID, boardRV: lb.ResourceVersion, rows: ranked.Version(), total: ranked.Len(),
 			query: query{ChartRows: rows}, chart: file}
-		if file == ProgressFile {
-			key.hour = chartDay(now).Unix() / 3600
-		}
 		etag := key.etag()
 		h := w.Header()
 		setChartHeaders(h, private, etag)
@@ -245,7 +237,7 @@ func (p *Pages) serveChart(file string) http.HandlerFunc {
 			if file == IntervalsFile {
 				body = intervalChart(lb, ranked, rows).SVG()
 			} else {
-				body = progressChart(lb, ranked.Progress(), now).SVG()
+				body = progressChart(lb, ranked.Progress()).SVG()
 			}
 			p.pages.Put(key, body)
 		}
@@ -275,11 +267,11 @@ func setChartHeaders(h http.Header, private bool, etag string) {
 // it. The history keeps the last changes only (rowhistory.MaxEntries): when older ones
 // are gone (the oldest kept one is not the row's first change) the chart starts at
 // the oldest kept change and says so.
-func scoreSeries(lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow, now time.Time) chart.Series {
+func scoreSeries(lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) chart.Series {
 	rule := lb.Spec.RankBy[0]
 	hist := row.Status.History
 	s := chart.Series{ID: "row-score", Row: hubv1alpha1.ID(row), Board: lb.Spec.Title, Axis: axisOf(lb),
-		HigherBetter: rule.Direction == hubv1alpha1.Descending, End: chartDay(now)}
+		HigherBetter: rule.Direction == hubv1alpha1.Descending}
 	start := hubv1alpha1.CreatedAt(row).Time
 	if len(hist) > 0 && hist[0].Generation > 2 {
 		s.Partial, start = true, hist[0].At.Time
@@ -364,9 +356,9 @@ func mustQuote(s string) string {
 }
 
 // historyChart is the history page's chart, or "" on a board that ranks by nothing.
-func historyChart(lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow, now time.Time) template.HTML {
+func historyChart(lb *hubv1alpha1.Leaderboard, row *hubv1alpha1.LeaderboardRow) template.HTML {
 	if len(lb.Spec.RankBy) == 0 {
 		return ""
 	}
-	return template.HTML(scoreSeries(lb, row, now).SVG()) //nolint:gosec // chart escapes every text
+	return template.HTML(scoreSeries(lb, row).SVG()) //nolint:gosec // chart escapes every text
 }

@@ -187,19 +187,19 @@ func TestScoreSeries(t *testing.T) {
 		{At: at(4), Generation: 4, Fields: []hubv1alpha1.FieldChange{{Field: "metrics.reward", Old: s("0.7"), New: s(`"long`), NewTruncated: true}}},
 		{At: at(6), Generation: 5, Fields: []hubv1alpha1.FieldChange{{Field: "metrics", Old: s(`{"reward":"x"}`), New: s(`{"reward":0.9}`)}}},
 	}
-	got := scoreSeries(lb, row, at(9).Time)
+	got := scoreSeries(lb, row)
 	want := []chart.Point{{At: created, Score: 0.5, HasScore: true}, {At: at(2).Time, Score: 0.7, HasScore: true},
 		{At: at(4).Time}, {At: at(6).Time, Score: 0.9, HasScore: true}}
 	if diff := cmp.Diff(want, got.Points); diff != "" || got.Partial {
 		t.Errorf("points (-want +got), partial %v:\n%s", got.Partial, diff)
 	}
 	row.Status.History = row.Status.History[2:]
-	got = scoreSeries(lb, row, at(9).Time)
+	got = scoreSeries(lb, row)
 	if !got.Partial || got.Points[0].At != at(4).Time || got.Points[0].Score != 0.7 {
 		t.Errorf("a history without its first changes: %+v", got)
 	}
 	row.Status.History = nil
-	got = scoreSeries(lb, row, at(9).Time)
+	got = scoreSeries(lb, row)
 	if diff := cmp.Diff([]chart.Point{{At: created, Score: 0.9, HasScore: true}}, got.Points); diff != "" {
 		t.Errorf("a row never changed (-want +got):\n%s", diff)
 	}

@@ -67,7 +67,7 @@ func (p *Pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 	h := rowhistory.Served(hubv1alpha1.ID(lb), row, show)
 	page := historyPage{Title: "Row history · " + lb.Spec.Title, BoardTitle: lb.Spec.Title, BoardURL: boardURL(lb),
 		Org: r.PathValue("org"), Dataset: r.PathValue("dataset"), Name: r.PathValue("name"), RowID: h.RowID, ShowAuthors: show,
-		Chart: historyChart(lb, row, p.o.Now())}
+		Chart: historyChart(lb, row)}
 	if h.CreatedBy != nil {
 		page.CreatedBy = *h.CreatedBy
 	}

@@ -236,7 +236,7 @@ func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, 
 	page.Versions = versions(lb, ds)
 	if q.Page == 1 {
 		// The charts describe the whole board in rank order, whatever the table shows.
-		page.Charts = chartsOf(lb, ranked, q.ChartRows, now)
+		page.Charts = chartsOf(lb, ranked, q.ChartRows)
 	}
 	// Filtering to verified rows walks the board: offered up to MaxSortRows, as sorting.
 	canFilter := ranked.Len() <= MaxSortRows
