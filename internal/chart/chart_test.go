@@ -61,13 +61,13 @@ func TestGolden(t *testing.T) {
 	}
 	cases := map[string][]byte{
 		"progress-seconds.svg": seconds.SVG(),
-		"intervals.svg":       sampleIntervals().SVG(),
-		"intervals-plain.svg": lower.SVG(),
-		"intervals-empty.svg": Intervals{ID: "e", Board: "Empty", Axis: "Score", HigherBetter: true}.SVG(),
-		"progress.svg":        sampleProgress().SVG(),
-		"progress-one.svg":    Progress{ID: "p1", Board: "One", Axis: "Score", Steps: sampleProgress().Steps[:1]}.SVG(),
-		"progress-empty.svg":  Progress{ID: "p0", Board: "Empty", Axis: "Score"}.SVG(),
-		"series.svg":          sampleSeries().SVG(),
+		"intervals.svg":        sampleIntervals().SVG(),
+		"intervals-plain.svg":  lower.SVG(),
+		"intervals-empty.svg":  Intervals{ID: "e", Board: "Empty", Axis: "Score", HigherBetter: true}.SVG(),
+		"progress.svg":         sampleProgress().SVG(),
+		"progress-one.svg":     Progress{ID: "p1", Board: "One", Axis: "Score", Steps: sampleProgress().Steps[:1]}.SVG(),
+		"progress-empty.svg":   Progress{ID: "p0", Board: "Empty", Axis: "Score"}.SVG(),
+		"series.svg":           sampleSeries().SVG(),
 	}
 	for name, got := range cases {
 		t.Run(name, func(t *testing.T) {
