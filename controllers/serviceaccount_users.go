@@ -10,8 +10,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -57,12 +59,40 @@ func (r *UserServiceAccountRecorder) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("userserviceaccounts").
 		For(&corev1.Namespace{}).
-		Watches(&rbacv1.RoleBinding{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			return r.homesOf(ctx, []rbacv1.RoleBinding{*o.(*rbacv1.RoleBinding)})
-		})).
+		Watches(&rbacv1.RoleBinding{}, r.bindingEvents()).
 		Watches(&rbacv1.Role{}, handler.EnqueueRequestsFromMapFunc(r.forRole)).
 		Watches(&rbacv1.ClusterRole{}, handler.EnqueueRequestsFromMapFunc(r.forRole)).
 		Complete(r)
+}
+
+// bindingEvents wakes, for a RoleBinding's event, the namespaces of the ServiceAccounts
+// it names, before and after an update (whose subjects it removed lose the record).
+func (r *UserServiceAccountRecorder) bindingEvents() handler.Funcs {
+	enqueue := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
+		var bindings []rbacv1.RoleBinding
+		for _, o := range objs {
+			if b, ok := o.(*rbacv1.RoleBinding); ok {
+				bindings = append(bindings, *b)
+			}
+		}
+		for _, req := range r.homesOf(ctx, bindings) {
+			q.Add(req)
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, q, e.Object)
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, q, e.ObjectOld, e.ObjectNew)
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, q, e.Object)
+		},
+		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, q, e.Object)
+		},
+	}
 }
 
 // forRole wakes the namespaces of the ServiceAccounts bound to a Role or ClusterRole.

@@ -1,9 +1,15 @@
 package controllers
 
 import (
+	"context"
+	"slices"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 func TestServiceAccountSubject(t *testing.T) {
@@ -50,5 +56,31 @@ func TestGrantsPodiumUse(t *testing.T) {
 		if got := grantsPodiumUse(tc.rules); got != tc.want {
 			t.Errorf("grantsPodiumUse(%+v) = %v, want %v", tc.rules, got, tc.want)
 		}
+	}
+}
+
+// TestBindingUpdateWakesFormerSubjects: an update of a RoleBinding wakes the namespaces of
+// the ServiceAccounts it named before, whose record may have to lose them, as well as
+// those it names now.
+func TestBindingUpdateWakesFormerSubjects(t *testing.T) {
+	binding := func(subjects ...rbacv1.Subject) *rbacv1.RoleBinding {
+		return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "org2", Name: "members"},
+			RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "podium-org-member"}, Subjects: subjects}
+	}
+	old := binding(rbacv1.Subject{Kind: "ServiceAccount", Namespace: "demo", Name: "former"})
+	updated := binding(rbacv1.Subject{Kind: "ServiceAccount", Namespace: "ci", Name: "runner"},
+		rbacv1.Subject{Kind: "ServiceAccount", Namespace: "org2", Name: "local"})
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+	(&UserServiceAccountRecorder{}).bindingEvents().Update(context.Background(), event.UpdateEvent{ObjectOld: old, ObjectNew: updated}, q)
+	var got []string
+	for q.Len() > 0 {
+		req, _ := q.Get()
+		got = append(got, req.Name)
+		q.Done(req)
+	}
+	slices.Sort(got)
+	if want := []string{"ci", "demo"}; !slices.Equal(got, want) {
+		t.Errorf("an update woke %v, want %v (the former subject's namespace and the new one's, not the binding's own)", got, want)
 	}
 }

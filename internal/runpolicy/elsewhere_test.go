@@ -110,6 +110,19 @@ var _ = Describe("ServiceAccounts that are Podium users in another namespace", O
 		Eventually(func() error { return createPod(dora, "after", podSpec("", "tool:1")) }).Should(Succeed())
 	})
 
+	It("TestRunPolicyFollowsBindingSubjects: a ServiceAccount removed from a RoleBinding elsewhere is no longer recorded", func() {
+		Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: demo, Name: "former"}})).To(Succeed())
+		bind(org2, "former-member", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: demo, Name: "former"})
+		Eventually(func(g Gomega) {
+			refusedAs(g, createPod(mallory, "as-former", podSpec("former", "tool:1")), "former")
+		}).Should(Succeed())
+		rb := &rbacv1.RoleBinding{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: org2, Name: "former-member"}, rb)).To(Succeed())
+		rb.Subjects = []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: org2, Name: "someone-of-org2"}}
+		Expect(k8sClient.Update(ctx, rb)).To(Succeed())
+		Eventually(func() error { return createPod(mallory, "as-former-unbound", podSpec("former", "tool:1")) }).Should(Succeed())
+	})
+
 	It("TestRunPolicyFollowsRoles: a role bound elsewhere that gains a Podium right later makes its ServiceAccounts users then", func() {
 		Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: demo, Name: "late"}})).To(Succeed())
 		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "test-" + org2 + "-late"},
