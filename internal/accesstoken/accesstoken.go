@@ -115,12 +115,7 @@ func ValidKeyID(id string) bool {
 	if id == "" || len(id) > 63 || id == "current" {
 		return false
 	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
+	return strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == ""
 }
 
 // KeySet is the public keys that verify tokens, by key id: during a rollover the current

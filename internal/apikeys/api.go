@@ -37,7 +37,7 @@ const (
 // codeRateLimited is the error code of a 429.
 const codeRateLimited = "rate_limited"
 
-// API serves /v1/api-keys and /v1/api-key-exchange.
+// API serves /v1/api-keys, /v1/api-key-exchange and the access tokens' public keys.
 type API struct {
 	Reviewer *Reviewer
 	Log      logr.Logger
@@ -58,7 +58,26 @@ func (a *API) Routes() map[string]http.Handler {
 		"GET " + KeysPath:      http.HandlerFunc(a.list),
 		"DELETE " + KeysPath:   http.HandlerFunc(a.revoke),
 		"POST " + ExchangePath: http.HandlerFunc(a.exchange),
+		"GET " + JWKSPath:      http.HandlerFunc(a.jwks),
 	}
+}
+
+// JWKSPath is where the operator publishes the public keys of access tokens as a JWK
+// Set (RFC 7517), to anyone: the read tier checks tokens with them.
+const JWKSPath = "/.well-known/jwks.json"
+
+// jwks answers the public keys that verify access tokens now: the current key's and,
+// during a rollover, the previous one's. Never a private key.
+func (a *API) jwks(w http.ResponseWriter, r *http.Request) {
+	set, err := a.Reviewer.TokenKeys.Public(r.Context())
+	if err != nil {
+		a.internal(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "max-age="+strconv.Itoa(int(TokenKeyRefresh.Seconds())))
+	w.WriteHeader(http.StatusOK)
+	_ = json.NewEncoder(w).Encode(set.JWKS())
 }
 
 func caller(w http.ResponseWriter, r *http.Request) (*authn.Caller, bool) {
@@ -223,7 +242,7 @@ func (a *API) exchange(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, r, err)
 		return
 	}
-	token, ttl, err := a.Reviewer.Exchange(r.Context(), c.APIKeyID)
+	token, ttl, err := a.Reviewer.Exchange(r.Context(), c)
 	if err != nil {
 		a.internal(w, r, err)
 		return

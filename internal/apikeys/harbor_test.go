@@ -2,9 +2,11 @@ package apikeys_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -178,6 +180,9 @@ var _ = Describe("Harbor's hosted client, as it sends", func() {
 		Expect(tok.ExpiresIn).To(BeNumerically(">", 20))
 		bearer := tok.AccessToken
 
+		By("require_user_id: sub_from_access_token reads sub from the unverified JWT")
+		Expect(harborSub(bearer)).To(Equal(owner.User))
+
 		By("set_hosted_secret {env_var, value, provider}: the record _secret_from_row reads")
 		secretKeys := []string{"created_at", "env_var", "id", "job_id", "last_used_at", "provider", "scope", "status", "value_last4"}
 		code, out = harbor(http.MethodPost, "/secrets", bearer, map[string]any{"env_var": "ANTHROPIC_API_KEY", "value": "sk-ant-harbor-hosted-0001", "provider": "anthropic"})
@@ -317,3 +322,25 @@ var _ = Describe("Harbor's hosted client, as it sends", func() {
 		Expect(string(out)).NotTo(ContainSubstring(k.Key[len(k.Key)-12:]))
 	})
 })
+
+// harborSub does what Harbor's sub_from_access_token does with PyJWT's
+// jwt.decode(token, options={"verify_signature": False}): three parts split on '.', a
+// header and a payload that base64url-decode (Python pads them) to JSON objects, a kid
+// that is a string, and a non-empty string sub, Harbor's user id.
+func harborSub(token string) string {
+	GinkgoHelper()
+	parts := strings.Split(token, ".")
+	Expect(parts).To(HaveLen(3), "a JWT in compact form")
+	object := func(part string) map[string]any {
+		b, err := base64.URLEncoding.DecodeString(part + strings.Repeat("=", (4-len(part)%4)%4))
+		Expect(err).NotTo(HaveOccurred())
+		var m map[string]any
+		Expect(json.Unmarshal(b, &m)).To(Succeed(), string(b))
+		return m
+	}
+	Expect(object(parts[0])).To(HaveKeyWithValue("kid", BeAssignableToTypeOf("")))
+	sub, ok := object(parts[1])["sub"].(string)
+	Expect(ok).To(BeTrue(), "sub is a string")
+	Expect(sub).NotTo(BeEmpty())
+	return sub
+}

@@ -15,15 +15,19 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"podium.dev/podium/internal/accesstoken"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/secrets"
 	"podium.dev/podium/internal/wire/secretswire"
 )
 
-// AccessTokenPrefix starts every access token an exchange hands out.
+// AccessTokenPrefix started the access tokens of exchanges before they were JWTs
+// (legacy: such a token is still accepted until it expires, at most AccessTokenTTL after
+// an operator of an earlier release made it; docs/api-keys.md, "Upgrading").
 const AccessTokenPrefix = "pdmat_"
 
 // AccessTokenTTL is how long an exchanged access token signs in (never longer than its
@@ -51,7 +55,7 @@ const (
 	tagBytes  = 8
 )
 
-// accessDomain separates access-token MACs from any other use of the signing key.
+// accessDomain separated legacy access-token MACs from any other use of the signing key.
 const accessDomain = "podium-api-key-access-token"
 
 // Reviewer authenticates Podium API keys and their access tokens, and passes every
@@ -60,19 +64,25 @@ const accessDomain = "podium-api-key-access-token"
 type Reviewer struct {
 	Next authn.Reviewer
 	Keys *Store
-	// Signer signs access tokens and tags keys; every replica uses the same key (its
-	// Secret).
+	// Signer tags keys (and checked legacy pdmat_ access tokens); every replica uses the
+	// same key (its Secret).
 	Signer *secrets.Keyring
+	// TokenKeys sign access tokens (JWTs) and verify them; every replica uses the same
+	// keys (their Secret, TokenKeysSecret).
+	TokenKeys *TokenKeys
 
 	verified *utilcache.LRUExpireCache // digest of the token -> *authn.Caller
 	refused  *utilcache.LRUExpireCache // digest of a tagged key or signed token -> struct{}
 	failures *bucket
 }
 
-// NewReviewer returns a Reviewer of keys kept in keys, signing access tokens with signer.
+// NewReviewer returns a Reviewer of keys kept in keys, tagging keys with signer and
+// signing access tokens with the keys of the Secret TokenKeysSecret in keys' namespace.
 func NewReviewer(next authn.Reviewer, keys *Store, signer *secrets.Keyring) *Reviewer {
 	return &Reviewer{
 		Next: next, Keys: keys, Signer: signer,
+		TokenKeys: &TokenKeys{Client: keys.Client, Reader: keys.Reader, Now: keys.Now,
+			Secret: types.NamespacedName{Namespace: keys.Namespace, Name: TokenKeysSecret}},
 		verified: utilcache.NewLRUExpireCache(authn.DefaultCacheSize),
 		refused:  utilcache.NewLRUExpireCache(authn.DefaultCacheSize),
 		failures: newBucket(failureEvery, failureBurst),
@@ -85,7 +95,9 @@ func (r *Reviewer) Authenticate(ctx context.Context, token string) (*authn.Calle
 	case strings.HasPrefix(token, KeyPrefix):
 		return r.VerifyKey(ctx, token)
 	case strings.HasPrefix(token, AccessTokenPrefix):
-		return r.verifyAccessToken(ctx, token)
+		return r.verifyLegacyAccessToken(ctx, token)
+	case accesstoken.Looks(token):
+		return r.VerifyAccessToken(ctx, token)
 	default:
 		return r.Next.Authenticate(ctx, token)
 	}
@@ -264,22 +276,72 @@ func (r *Reviewer) identityExists(ctx context.Context, ident identity) error {
 	return nil
 }
 
-// Exchange returns an access token for a verified key's id: pdmat_, the base64 of
-// "<id>.<expiry unix seconds>", '.', and the base64 of its MAC.
-func (r *Reviewer) Exchange(ctx context.Context, id string) (string, int, error) {
-	exp := r.Keys.now().Add(AccessTokenTTL).Unix()
-	payload := id + "." + strconv.FormatInt(exp, 10)
-	mac, err := r.Signer.MAC(ctx, accessDomain, []byte(payload))
+// Exchange returns an access token for the caller a verified key signs in as (its
+// APIKeyID set): a JWT signed by the current token key, valid for AccessTokenTTL, whose
+// sub is the caller's user name (docs/api-keys.md, "The access token").
+func (r *Reviewer) Exchange(ctx context.Context, c *authn.Caller) (string, int, error) {
+	k, err := r.TokenKeys.Signing(ctx)
 	if err != nil {
 		return "", 0, err
 	}
-	enc := base64.RawURLEncoding
-	return AccessTokenPrefix + enc.EncodeToString([]byte(payload)) + "." + enc.EncodeToString(mac), int(AccessTokenTTL.Seconds()), nil
+	claims, err := accesstoken.NewClaims(c.User, c.APIKeyID, r.Keys.now(), AccessTokenTTL)
+	if err != nil {
+		return "", 0, err
+	}
+	claims.UID, claims.Groups, claims.Extra = c.UID, c.Groups, c.Extra
+	token, err := accesstoken.Sign(k, claims)
+	if err != nil {
+		return "", 0, err
+	}
+	return token, int(AccessTokenTTL.Seconds()), nil
 }
 
-// verifyAccessToken checks an access token's MAC and expiry (no lookup, no budget: a
-// forgery costs one HMAC), then its key as signed does.
-func (r *Reviewer) verifyAccessToken(ctx context.Context, token string) (*authn.Caller, error) {
+// Verifier is the access-token verifier of the keys' Secret now (what the operator
+// publishes at /.well-known/jwks.json).
+func (r *Reviewer) Verifier(ctx context.Context) (*accesstoken.Verifier, error) {
+	set, err := r.TokenKeys.Public(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &accesstoken.Verifier{Keys: set, Now: r.Keys.now}, nil
+}
+
+// VerifyAccessToken checks an access token's signature, header and claims (no lookup, no
+// budget: a forgery costs one signature check), then its key as signed does: the key's
+// record is read again (a revoked key's tokens stop within verifiedTTL), and the token
+// must name the identity the record holds.
+func (r *Reviewer) VerifyAccessToken(ctx context.Context, token string) (*authn.Caller, error) {
+	if c, ok := r.verified.Get(tokenDigest(token)); ok {
+		return c.(*authn.Caller), nil
+	}
+	v, err := r.Verifier(ctx)
+	if err != nil {
+		return nil, err
+	}
+	claims, err := v.Verify(token)
+	if err != nil {
+		return nil, ErrInvalid
+	}
+	if _, ok := parseKey(KeyPrefix + claims.APIKeyID + "_x"); !ok {
+		return nil, ErrInvalid
+	}
+	return r.signed(ctx, token, func(ctx context.Context) (*authn.Caller, error) {
+		c, err := r.callerOf(ctx, claims.APIKeyID, "")
+		if err != nil {
+			return nil, err
+		}
+		if c.User != claims.Subject {
+			return nil, ErrInvalid
+		}
+		return c, nil
+	})
+}
+
+// verifyLegacyAccessToken checks an access token of an earlier release
+// (pdmat_<base64url("<id>.<expiry>")>.<base64url(MAC)>): its MAC and expiry (no lookup, no
+// budget: a forgery costs one HMAC), then its key as signed does. Such tokens are
+// accepted until they expire (at most AccessTokenTTL after the upgrade); none is made.
+func (r *Reviewer) verifyLegacyAccessToken(ctx context.Context, token string) (*authn.Caller, error) {
 	if c, ok := r.verified.Get(tokenDigest(token)); ok {
 		return c.(*authn.Caller), nil
 	}

@@ -9,6 +9,7 @@ package keylookup
 import (
 	"strings"
 
+	"podium.dev/podium/internal/accesstoken"
 	"podium.dev/podium/internal/authn"
 )
 
@@ -23,9 +24,11 @@ const (
 	accessTokenPrefix = "pdmat_"
 )
 
-// IsKey says whether token is shaped like a Podium API key or access token.
+// IsKey says whether token is shaped like a Podium API key or access token: a JWT of
+// the exchange (accesstoken.Looks: its issuer, not Kubernetes'), or the pdmat_ token of
+// an earlier release.
 func IsKey(token string) bool {
-	return strings.HasPrefix(token, keyPrefix) || strings.HasPrefix(token, accessTokenPrefix)
+	return strings.HasPrefix(token, keyPrefix) || strings.HasPrefix(token, accessTokenPrefix) || accesstoken.Looks(token)
 }
 
 // request is the body of a lookup.

@@ -1,0 +1,111 @@
+package apikeys_test
+
+import (
+	"context"
+	"errors"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"podium.dev/podium/internal/accesstoken"
+	"podium.dev/podium/internal/apikeys"
+	"podium.dev/podium/internal/authn"
+	"podium.dev/podium/internal/secrets"
+)
+
+// noKube is the next reviewer of a reviewer that sees only API keys and access tokens.
+type noKube struct{}
+
+func (noKube) Authenticate(context.Context, string) (*authn.Caller, error) {
+	return nil, authn.ErrInvalidToken
+}
+
+func (noKube) Allowed(context.Context, *authn.Caller, authn.Attributes) (bool, error) {
+	return false, nil
+}
+
+// The rollover of docs/api-keys.md ("Signing keys and their rollover"), done to the
+// Secret as its steps say, against a reviewer that reads the Secret on every use (the
+// operator reads it every apikeys.TokenKeyRefresh).
+var _ = Describe("Access-token key rollover", func() {
+	It("verifies the previous key's tokens while both keys are in the Secret, and refuses them once it is removed", func() {
+		ns := newOrg("at-rollover")
+		alice := newPerson(ns, "alice", "podium-org-owner")
+		store := &apikeys.Store{Client: k8sClient, Reader: k8sClient, Namespace: ns}
+		r := apikeys.NewReviewer(noKube{}, store, &secrets.Keyring{Client: k8sClient, Reader: k8sClient,
+			Secret: types.NamespacedName{Namespace: ns, Name: "podium-api-key-signing-key"}})
+		r.TokenKeys.Refresh = 1 // every use reads the Secret
+		_, key, err := r.Create(ctx, authn.NewCaller[[]string](alice.User, "", []string{"system:serviceaccounts"}, nil), "rollover", 0)
+		Expect(err).NotTo(HaveOccurred())
+		c, err := r.VerifyKey(ctx, key)
+		Expect(err).NotTo(HaveOccurred())
+		exchange := func() string {
+			GinkgoHelper()
+			tok, _, err := r.Exchange(ctx, c)
+			Expect(err).NotTo(HaveOccurred())
+			return tok
+		}
+		signsIn := func(tok string) error { _, err := r.Authenticate(ctx, tok); return err }
+
+		By("the first exchange makes the Secret with one key, current")
+		oldTok := exchange()
+		sec := &corev1.Secret{}
+		name := client.ObjectKey{Namespace: ns, Name: apikeys.TokenKeysSecret}
+		Expect(k8sClient.Get(ctx, name, sec)).To(Succeed())
+		oldKid := string(sec.Data["current"])
+		Expect(sec.Data).To(HaveLen(2))
+		Expect(kidOf(oldTok)).To(Equal(oldKid))
+		Expect(signsIn(oldTok)).To(Succeed())
+
+		By("step 1: a new key is added; it verifies but the current key still signs")
+		newKid, seed, err := apikeys.NewTokenKeySeed()
+		Expect(err).NotTo(HaveOccurred())
+		patch := client.MergeFrom(sec.DeepCopy())
+		sec.Data[newKid] = seed
+		Expect(k8sClient.Patch(ctx, sec, patch)).To(Succeed())
+		Expect(kidOf(exchange())).To(Equal(oldKid))
+		set, err := r.TokenKeys.Public(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(set).To(HaveKey(newKid))
+		Expect(set).To(HaveKey(oldKid))
+
+		By("step 2: the new key is made current: it signs, and the previous key's token still verifies")
+		patch = client.MergeFrom(sec.DeepCopy())
+		sec.Data["current"] = []byte(newKid)
+		Expect(k8sClient.Patch(ctx, sec, patch)).To(Succeed())
+		newTok := exchange()
+		Expect(kidOf(newTok)).To(Equal(newKid))
+		Expect(signsIn(newTok)).To(Succeed())
+		Expect(signsIn(oldTok)).To(Succeed())
+		v, err := r.Verifier(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = v.Verify(oldTok)
+		Expect(err).NotTo(HaveOccurred(), "checked afresh, not from the reviewer's cache")
+
+		By("step 3: the previous key is removed: its tokens are refused, the current key's still sign in")
+		patch = client.MergeFrom(sec.DeepCopy())
+		delete(sec.Data, oldKid)
+		Expect(k8sClient.Patch(ctx, sec, patch)).To(Succeed())
+		Expect(k8sClient.Get(ctx, name, sec)).To(Succeed())
+		Expect(sec.Data).NotTo(HaveKey(oldKid))
+		v, err = r.Verifier(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = v.Verify(oldTok)
+		Expect(errors.Is(err, accesstoken.ErrInvalid)).To(BeTrue(), "%v", err)
+		Eventually(func() error { return signsIn(oldTok) }).Should(MatchError(apikeys.ErrInvalid), "within the reuse of a check (2 s)")
+		Expect(signsIn(newTok)).To(Succeed())
+
+		By("a Secret whose current names no key of it: no token is signed or verified (fail closed)")
+		patch = client.MergeFrom(sec.DeepCopy())
+		sec.Data["current"] = []byte(oldKid)
+		Expect(k8sClient.Patch(ctx, sec, patch)).To(Succeed())
+		_, _, err = r.Exchange(ctx, c)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).NotTo(ContainSubstring(string(seed)))
+		_, err = r.Verifier(ctx)
+		Expect(err).To(HaveOccurred())
+	})
+})
