@@ -9,9 +9,10 @@ import (
 	"podium.dev/podium/internal/wire"
 )
 
-// Record is a row that moved a board's state of the art (docs/ranking.md, "Progress"):
-// at At it ranked strictly ahead, on the board's rules, of every row whose values were
-// set before. The web's progress chart draws them as a step line.
+// Record is a row that moved a board's state of the art (docs/ranking.md, "Progress
+// records"): at At it ranked strictly ahead, on the board's rules, of every row whose
+// values were set before, and ahead of (or, tied, created before) every row set at the
+// same time. The web's progress chart draws them as a step line.
 type Record struct {
 	// Row is the informer's cached object: read-only.
 	Row *hubv1alpha1.LeaderboardRow
@@ -92,7 +93,7 @@ func (b *Board) recordChanged(i int, n *node) {
 // changes. From i = 0 the whole board is walked.
 func (b *Board) recordsFrom(i int, skip *node) {
 	var out []*node
-	var first *hubv1alpha1.LeaderboardRow // the row set first among those ahead
+	var first *time.Time // when the first of the rows ahead was set
 	var group []*node
 	flush := func() {
 		if len(group) == 0 {
@@ -104,9 +105,11 @@ func (b *Board) recordsFrom(i int, skip *node) {
 				e = n
 			}
 		}
-		if first == nil || eventBefore(e.row, first) {
+		// A row set at the same time as one ahead of it is not a record: at that
+		// time the best was the other one.
+		if at := SetAt(e.row); first == nil || at.Before(*first) {
 			out = append(out, e)
-			first = e.row
+			first = &at
 		}
 		group = group[:0]
 	}
@@ -139,9 +142,11 @@ func (b *Board) addCandidate(n *node) {
 		return
 	}
 	rs := b.records
-	// i is the number of records set before n.
-	i, _ := slices.BinarySearchFunc(rs, n, func(r, n *node) int {
-		if eventBefore(r.row, n.row) {
+	at := SetAt(n.row)
+	// i is the number of records set strictly before n; j the end of those set at the
+	// same time (one at most: two rows set at once are not both records).
+	i, _ := slices.BinarySearchFunc(rs, at, func(r *node, at time.Time) int {
+		if SetAt(r.row).Before(at) {
 			return -1
 		}
 		return 1
@@ -150,6 +155,13 @@ func (b *Board) addCandidate(n *node) {
 		return // the best row set before it is as good or better
 	}
 	j := i
+	if j < len(rs) && SetAt(rs[j].row).Equal(at) {
+		c := b.tree.ord.rulesCompare(rs[j].key, n.key)
+		if c < 0 || (c == 0 && eventBefore(rs[j].row, n.row)) {
+			return // a row set at the same time is ahead of it
+		}
+		j++ // n takes its place
+	}
 	for j < len(rs) && b.tree.ord.rulesCompare(rs[j].key, n.key) >= 0 {
 		j++ // later records no better than n are no longer records
 	}
@@ -201,15 +213,22 @@ func ProgressOf(rules []hubv1alpha1.RankRule, rows []*hubv1alpha1.LeaderboardRow
 	})
 	var out []Record
 	var best *node
-	for _, n := range nodes {
-		if n.key[0].k == missing {
-			continue
+	for k := 0; k < len(nodes); {
+		// The rows set at one time: the one ahead of the others (tied: created first)
+		// is a record if it beats every row set before.
+		at := SetAt(nodes[k].row)
+		var top *node
+		for ; k < len(nodes) && SetAt(nodes[k].row).Equal(at); k++ {
+			n := nodes[k]
+			if n.key[0].k != missing && (top == nil || ord.rulesCompare(n.key, top.key) < 0) {
+				top = n
+			}
 		}
-		if best == nil || ord.rulesCompare(n.key, best.key) < 0 {
-			best = n
-			r := Record{Row: n.row, At: SetAt(n.row)}
-			if n.key[0].k == number {
-				r.Score, r.HasScore = n.key[0].n, true
+		if top != nil && (best == nil || ord.rulesCompare(top.key, best.key) < 0) {
+			best = top
+			r := Record{Row: top.row, At: at}
+			if top.key[0].k == number {
+				r.Score, r.HasScore = top.key[0].n, true
 			}
 			out = append(out, r)
 		}
