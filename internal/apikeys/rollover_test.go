@@ -2,7 +2,10 @@ package apikeys_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"strconv"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -107,5 +110,54 @@ var _ = Describe("Access-token key rollover", func() {
 		Expect(err.Error()).NotTo(ContainSubstring(string(seed)))
 		_, err = r.Verifier(ctx)
 		Expect(err).To(HaveOccurred())
+	})
+})
+
+// An operator of the previous release handed out pdmat_ tokens (an HMAC under the
+// Secret podium-api-key-signing-key); after the upgrade they sign in until they expire
+// (docs/api-keys.md, "Upgrading"), and no new one is made.
+var _ = Describe("Access tokens of the previous release", func() {
+	It("sign in until they expire, and stop with their key", func() {
+		ns := newOrg("at-legacy")
+		alice := newPerson(ns, "alice", "podium-org-owner")
+		now := time.Now()
+		store := &apikeys.Store{Client: k8sClient, Reader: k8sClient, Namespace: ns, Now: func() time.Time { return now }}
+		keyring := &secrets.Keyring{Client: k8sClient, Reader: k8sClient, Secret: types.NamespacedName{Namespace: ns, Name: "podium-api-key-signing-key"}}
+		r := apikeys.NewReviewer(noKube{}, store, keyring)
+		rec, key, err := r.Create(ctx, authn.NewCaller[[]string](alice.User, "", nil, nil), "legacy", 0)
+		Expect(err).NotTo(HaveOccurred())
+		legacy := func(id string, exp time.Time) string {
+			payload := id + "." + strconv.FormatInt(exp.Unix(), 10)
+			mac, err := keyring.MAC(ctx, "podium-api-key-access-token", []byte(payload))
+			Expect(err).NotTo(HaveOccurred())
+			return "pdmat_" + base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + base64.RawURLEncoding.EncodeToString(mac)
+		}
+		tok := legacy(rec.ID, now.Add(apikeys.AccessTokenTTL))
+		c, err := r.Authenticate(ctx, tok)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.User).To(Equal(alice.User))
+		Expect(c.APIKeyID).To(Equal(rec.ID))
+
+		By("an exchange now makes a JWT, not a pdmat_ token")
+		kc, err := r.VerifyKey(ctx, key)
+		Expect(err).NotTo(HaveOccurred())
+		jwt, _, err := r.Exchange(ctx, kc)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(jwt).NotTo(HavePrefix("pdmat_"))
+		Expect(kidOf(jwt)).NotTo(BeEmpty())
+
+		By("expired, or with a MAC of another payload: refused")
+		_, err = r.Authenticate(ctx, legacy(rec.ID, now.Add(-time.Second)))
+		Expect(err).To(MatchError(apikeys.ErrInvalid))
+		other := legacy(rec.ID, now.Add(time.Minute))
+		_, err = r.Authenticate(ctx, other[:len(other)-2]+"AA")
+		Expect(err).To(MatchError(apikeys.ErrInvalid))
+
+		By("revoked: refused within the reuse of a check")
+		ok, err := store.Revoke(ctx, alice.User, rec.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ok).To(BeTrue())
+		Eventually(func() error { _, err := r.Authenticate(ctx, tok); return err }).Should(MatchError(apikeys.ErrInvalid))
+		Eventually(func() error { _, err := r.Authenticate(ctx, jwt); return err }).Should(MatchError(apikeys.ErrInvalid))
 	})
 })
