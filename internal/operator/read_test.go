@@ -134,7 +134,7 @@ func TestReadRoleServesWithoutSecretRights(t *testing.T) {
 	g.Eventually(rowsOf(private, member)).WithTimeout(time.Minute).Should(Equal("200 1"))
 
 	t.Log("an API key and its access token, made at the operator, sign in at the read tier")
-	key := apiKey(g, op.BaseURL, member)
+	keyID, key := apiKey(g, op.BaseURL, member)
 	g.Eventually(rowsOf(private, key)).Should(Equal("200 1"))
 	g.Expect(rowsOf(private, "pdm_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")()).To(Equal("401 0"))
 	code, body := postTo(g, op.BaseURL+"/internal/v1/authenticate", `{"token":"`+key+`"}`, member)
@@ -145,6 +145,18 @@ func TestReadRoleServesWithoutSecretRights(t *testing.T) {
 	g.Expect(body).NotTo(ContainSubstring(key[len("pdm_0000000000000000_"):]), "the lookup answered the key")
 	access := exchange(g, op.BaseURL, key)
 	g.Expect(rowsOf(private, access)()).To(Equal("200 1"))
+
+	t.Log("revoked at the operator, the key and its access token stop reading at the read tier within seconds")
+	req, err := http.NewRequest(http.MethodDelete, op.BaseURL+"/v1/api-keys", strings.NewReader(`{"id":"`+keyID+`"}`))
+	g.Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Authorization", "Bearer "+member)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	g.Expect(err).NotTo(HaveOccurred())
+	resp.Body.Close()
+	g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	g.Eventually(rowsOf(private, key)).WithTimeout(10 * time.Second).Should(Equal("401 0"))
+	g.Eventually(rowsOf(private, access)).WithTimeout(10 * time.Second).Should(Equal("401 0"))
 
 	t.Log("preflight: a member's stored key makes the run ready, from HostedSecret objects")
 	code, body = postTo(g, op.BaseURL+"/v1/secrets", `{"env_var":"ANTHROPIC_API_KEY","value":"sk-ant-read-tier-0001"}`, member)
@@ -196,12 +208,12 @@ func postTo(g Gomega, url, body, token string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-func apiKey(g Gomega, base, token string) string {
+func apiKey(g Gomega, base, token string) (id, key string) {
 	code, body := postTo(g, base+"/v1/api-keys", `{"name":"read-tier"}`, token)
 	g.Expect(code).To(Equal(http.StatusCreated), body)
-	var k struct{ Key string }
+	var k struct{ ID, Key string }
 	g.Expect(json.Unmarshal([]byte(body), &k)).To(Succeed())
-	return k.Key
+	return k.ID, k.Key
 }
 
 func exchange(g Gomega, base, key string) string {
