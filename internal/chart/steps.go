@@ -96,7 +96,8 @@ func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, leg
 	if span := t1.Sub(t0); span > 0 {
 		t1 = t1.Add(max(span/10, time.Second))
 	} else {
-		t0, t1 = t0.Add(-24*time.Hour), t1.Add(24*time.Hour)
+		// One instant: it starts the axis, which runs a day on.
+		t1 = t1.Add(24 * time.Hour)
 	}
 	x := scale{0, float64(t1.Sub(t0)), stPlotX0, stPlotX1}
 	xt := func(t time.Time) float64 { return x.at(float64(t.Sub(t0))) }
@@ -249,7 +250,11 @@ func (c Progress) SVG() []byte {
 		desc.WriteString("The board has no scores yet.")
 	default:
 		first, last := c.Steps[0], c.Steps[n-1]
-		desc.WriteString(strconv.Itoa(n) + " rows moved it, from " + first.Label + " with " + Number(first.Score) + " on " +
+		moved := strconv.Itoa(n) + " rows moved it"
+		if n == 1 {
+			moved = "1 row set it"
+		}
+		desc.WriteString(moved + ", from " + first.Label + " with " + Number(first.Score) + " on " +
 			first.At.UTC().Format(time.DateOnly) + " to " + last.Label + " with " + Number(last.Score) + " on " +
 			last.At.UTC().Format(time.DateOnly) + ". ")
 		var names []string
@@ -259,6 +264,9 @@ func (c Progress) SVG() []byte {
 		desc.WriteString("In order: " + strings.Join(names, "; ") + ".")
 	}
 	sub := strconv.Itoa(len(c.Steps)) + " rows moved it; each mark is the row that set a new best, from the date its score was set."
+	if len(c.Steps) == 1 {
+		sub = "One row set it; the mark is that row, from the date its score was set."
+	}
 	return stepChart(c.ID, title, desc.String(), caption, sub, c.Axis+" ("+dir+")", marks, true)
 }
 
