@@ -75,7 +75,7 @@ var _ = Describe("Access-token key rollover", func() {
 		Expect(set).To(HaveKey(newKid))
 		Expect(set).To(HaveKey(oldKid))
 
-		By("step 2: the new key is made current: it signs, and the previous key's token still verifies")
+		By("(step 2: wait for every replica; here each use reads the Secret) step 3: the new key is made current: it signs, and the previous key's token still verifies")
 		patch = client.MergeFrom(sec.DeepCopy())
 		sec.Data["current"] = []byte(newKid)
 		Expect(k8sClient.Patch(ctx, sec, patch)).To(Succeed())
@@ -88,7 +88,7 @@ var _ = Describe("Access-token key rollover", func() {
 		_, err = v.Verify(oldTok)
 		Expect(err).NotTo(HaveOccurred(), "checked afresh, not from the reviewer's cache")
 
-		By("step 3: the previous key is removed: its tokens are refused, the current key's still sign in")
+		By("step 4: the previous key is removed: its tokens are refused, the current key's still sign in")
 		patch = client.MergeFrom(sec.DeepCopy())
 		delete(sec.Data, oldKid)
 		Expect(k8sClient.Patch(ctx, sec, patch)).To(Succeed())
