@@ -76,8 +76,9 @@ var _ = Describe("Leaderboard pages in a browser", Ordered, func() {
 		screenshot(baseURL+samplePath, shot, 1280, 860)
 		expectPNG(shot, 1280, 860)
 		if os.Getenv("PODIUM_UPDATE_SCREENSHOTS") == "1" {
-			screenshot(baseURL+samplePath, docsScreenshot("leaderboard.png"), 1280, 860)
-			screenshot(baseURL+samplePath+"?sort=cost&dir=asc", docsScreenshot("leaderboard-sorted.png"), 1280, 860)
+			// Tall enough for the charts and the table below them.
+			screenshot(baseURL+samplePath, docsScreenshot("leaderboard.png"), 1280, 1640)
+			screenshot(baseURL+samplePath+"?sort=cost&dir=asc", docsScreenshot("leaderboard-sorted.png"), 1280, 1640)
 			screenshot(baseURL+"/leaderboards", docsScreenshot("leaderboards-index.png"), 1280, 480)
 		}
 	})
@@ -172,8 +173,8 @@ var _ = Describe("Leaderboard pages in a browser", Ordered, func() {
 		screenshot(baseURL+historyPath, shot, 1280, 480)
 		expectPNG(shot, 1280, 480)
 		if os.Getenv("PODIUM_UPDATE_SCREENSHOTS") == "1" {
-			screenshot(baseURL+samplePath, docsScreenshot("leaderboard-changed.png"), 1280, 860)
-			screenshot(baseURL+historyPath, docsScreenshot("row-history.png"), 1280, 480)
+			screenshot(baseURL+samplePath, docsScreenshot("leaderboard-changed.png"), 1280, 1640)
+			screenshot(baseURL+historyPath, docsScreenshot("row-history.png"), 1280, 860)
 		}
 	})
 })

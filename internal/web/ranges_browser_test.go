@@ -86,7 +86,7 @@ var _ = Describe("A board with rank ranges in a browser", func() {
 		screenshot(baseURL+path, shot, 1280, 640)
 		expectPNG(shot, 1280, 640)
 		if os.Getenv("PODIUM_UPDATE_SCREENSHOTS") == "1" {
-			screenshot(baseURL+path, docsScreenshot("leaderboard-ranges.png"), 1280, 640)
+			screenshot(baseURL+path, docsScreenshot("leaderboard-ranges.png"), 1280, 1400)
 		}
 	})
 })
