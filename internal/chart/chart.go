@@ -63,6 +63,47 @@ func (b *svg) open(id string, height float64, title, desc string) {
 
 func (b *svg) close() { b.WriteString("</svg>\n") }
 
+// heading writes the chart's visible caption and the line under it.
+func (b *svg) heading(caption, sub string) {
+	b.f(`<text x="12" y="20" font-size="14" font-weight="600" fill="%s">`, colText)
+	b.text(caption)
+	b.f(`</text><text x="12" y="36" fill="%s">`, colMuted)
+	b.text(sub)
+	b.WriteString(`</text>`)
+}
+
+// openMark starts a mark: a link to url (none when ""), with data-rank and data-row
+// when given, and its tooltip.
+func (b *svg) openMark(url, rank, id, tip string) {
+	b.WriteString(`<a class="mark"`)
+	if url != "" {
+		b.WriteString(` href="`)
+		b.text(url)
+		b.WriteString(`"`)
+	}
+	if rank != "" {
+		b.f(` data-rank="%s"`, rank)
+	}
+	if id != "" {
+		b.WriteString(` data-row="`)
+		b.text(id)
+		b.WriteString(`"`)
+	}
+	b.WriteString(`><title>`)
+	b.text(tip)
+	b.WriteString(`</title>`)
+}
+
+// dot draws a score: a diamond for a verified row, a dot otherwise.
+func (b *svg) dot(cx, cy float64, verified bool) {
+	if verified {
+		b.f(`<path class="verified" d="M%s %sL%s %sL%s %sL%s %sZ" fill="%s"/>`,
+			num(cx), num(cy-6), num(cx+6), num(cy), num(cx), num(cy+6), num(cx-6), num(cy), colVerify)
+		return
+	}
+	b.f(`<circle cx="%s" cy="%s" r="4.5" fill="%s"/>`, num(cx), num(cy), colMark)
+}
+
 // num prints a coordinate: one decimal at most, so the output is stable and small.
 func num(v float64) string {
 	s := strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)

@@ -57,8 +57,9 @@ const (
 func (c Intervals) SVG() []byte {
 	var b svg
 	n := len(c.Rows)
-	height := ivTop + float64(max(n, 1))*ivRowH + ivBottom
-	b.open(c.ID, height, c.title(), c.desc())
+	bottom := ivTop + float64(max(n, 1))*ivRowH
+	b.open(c.ID, bottom+ivBottom, c.title(), c.desc())
+	b.heading(c.caption(), c.subcaption())
 
 	lo, hi, ok := c.extent()
 	if !ok {
@@ -66,13 +67,6 @@ func (c Intervals) SVG() []byte {
 	}
 	lo, hi, ticks := niceScale(lo, hi, 5)
 	x := scale{lo, hi, ivPlotX0, ivPlotX1}
-	bottom := ivTop + float64(max(n, 1))*ivRowH
-
-	b.f(`<text x="12" y="20" font-size="14" font-weight="600" fill="%s">`, colText)
-	b.text(c.caption())
-	b.f(`</text><text x="12" y="36" fill="%s">`, colMuted)
-	b.text(c.subcaption())
-	b.WriteString(`</text>`)
 
 	// Grid and axis.
 	b.f(`<g stroke="%s" stroke-width="1">`, colGrid)
@@ -99,49 +93,36 @@ func (c Intervals) SVG() []byte {
 		b.f(`<text x="%s" y="%s" fill="%s" text-anchor="middle">No ranked rows yet.</text>`, num(Width/2), num(ivTop+14), colMuted)
 	}
 	for i, r := range c.Rows {
-		y := ivTop + float64(i)*ivRowH + ivRowH/2
-		if r.URL != "" {
-			b.WriteString(`<a class="mark" href="`)
-			b.text(r.URL)
-			b.WriteString(`"`)
-		} else {
-			b.WriteString(`<a class="mark"`)
-		}
-		b.f(` data-rank="%d"`, r.Rank)
-		if r.ID != "" {
-			b.WriteString(` data-row="`)
-			b.text(r.ID)
-			b.WriteString(`"`)
-		}
-		b.WriteString(`><title>`)
-		b.text(r.describe())
-		b.WriteString(`</title>`)
-		b.f(`<text x="34" y="%s" text-anchor="end" font-weight="600" fill="%s">%d</text>`, num(y+4), colText, r.Rank)
-		b.f(`<text x="42" y="%s" fill="%s">`, num(y+4), colText)
-		b.text(cut(r.Label, 30))
-		b.WriteString(`</text>`)
-		if r.HasInterval {
-			l, h := x.at(r.Low), x.at(r.High)
-			b.f(`<path d="M%s %sV%sM%s %sH%sM%s %sV%s" stroke="%s" stroke-width="1.5" fill="none"/>`,
-				num(l), num(y-4), num(y+4), num(l), num(y), num(h), num(h), num(y-4), num(y+4), colMuted)
-		}
-		switch {
-		case !r.HasScore:
-			b.f(`<text x="%s" y="%s" fill="%s">no score</text>`, num(ivPlotX0), num(y+4), colMuted)
-		case r.Verified:
-			cx := x.at(r.Score)
-			b.f(`<path class="verified" d="M%s %sL%s %sL%s %sL%s %sZ" fill="%s"/>`,
-				num(cx), num(y-6), num(cx+6), num(y), num(cx), num(y+6), num(cx-6), num(y), colVerify)
-		default:
-			b.f(`<circle cx="%s" cy="%s" r="4.5" fill="%s"/>`, num(x.at(r.Score)), num(y), colMark)
-		}
-		if r.HasScore {
-			b.f(`<text x="%d" y="%s" text-anchor="end" fill="%s">%s</text>`, Width-10, num(y+4), colText, Number(r.Score))
-		}
-		b.WriteString(`</a>`)
+		b.intervalRow(r, x, ivTop+float64(i)*ivRowH+ivRowH/2)
 	}
+	c.legend(&b, bottom)
+	b.close()
+	return b.Bytes()
+}
 
-	// Axis name and legend.
+// intervalRow draws one row's mark on the line at y.
+func (b *svg) intervalRow(r IntervalRow, x scale, y float64) {
+	b.openMark(r.URL, strconv.Itoa(r.Rank), r.ID, r.describe())
+	b.f(`<text x="34" y="%s" text-anchor="end" font-weight="600" fill="%s">%d</text>`, num(y+4), colText, r.Rank)
+	b.f(`<text x="42" y="%s" fill="%s">`, num(y+4), colText)
+	b.text(cut(r.Label, 30))
+	b.WriteString(`</text>`)
+	if r.HasInterval {
+		l, h := x.at(r.Low), x.at(r.High)
+		b.f(`<path d="M%s %sV%sM%s %sH%sM%s %sV%s" stroke="%s" stroke-width="1.5" fill="none"/>`,
+			num(l), num(y-4), num(y+4), num(l), num(y), num(h), num(h), num(y-4), num(y+4), colMuted)
+	}
+	if r.HasScore {
+		b.dot(x.at(r.Score), y, r.Verified)
+		b.f(`<text x="%d" y="%s" text-anchor="end" fill="%s">%s</text>`, Width-10, num(y+4), colText, Number(r.Score))
+	} else {
+		b.f(`<text x="%s" y="%s" fill="%s">no score</text>`, num(ivPlotX0), num(y+4), colMuted)
+	}
+	b.WriteString(`</a>`)
+}
+
+// legend writes the axis name and the legend below the rows.
+func (c Intervals) legend(b *svg, bottom float64) {
 	b.f(`<text x="%s" y="%s" text-anchor="middle" fill="%s">`, num((ivPlotX0+ivPlotX1)/2), num(bottom+32), colText)
 	b.text(c.axisLabel())
 	b.WriteString(`</text>`)
@@ -152,14 +133,12 @@ func (c Intervals) SVG() []byte {
 	if c.hasIntervals() {
 		b.f(`<path d="M176 %sV%sM176 %sH206M206 %sV%s" stroke="%s" stroke-width="1.5" fill="none"/><text x="212" y="%s">interval</text>`,
 			num(ly-8), num(ly), num(ly-4), num(ly-8), num(ly), colMuted, num(ly))
-		if n > 0 && c.Rows[0].HasInterval {
+		if len(c.Rows) > 0 && c.Rows[0].HasInterval {
 			b.f(`<rect x="276" y="%s" width="24" height="12" fill="%s" stroke="%s" stroke-dasharray="3 3"/><text x="306" y="%s">the leader's interval: rows reaching into it are not apart from #1</text>`,
 				num(ly-10), colBand, colBandRim, num(ly))
 		}
 	}
 	b.WriteString(`</g>`)
-	b.close()
-	return b.Bytes()
 }
 
 func (c Intervals) hasIntervals() bool {

@@ -61,17 +61,19 @@ type stepMark struct {
 	verified, labelShown bool
 }
 
-// stepChart draws a step line through marks (oldest first).
-func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, legend bool) []byte {
-	var b svg
-	height := stTop + stPlotH + stBottom
-	b.open(id, height, title, desc)
-	b.f(`<text x="12" y="20" font-size="14" font-weight="600" fill="%s">`, colText)
-	b.text(caption)
-	b.f(`</text><text x="12" y="36" fill="%s">`, colMuted)
-	b.text(sub)
-	b.WriteString(`</text>`)
+// stepScales are the scales of a step chart: y for scores, x for times from t0 to t1.
+type stepScales struct {
+	y, x   scale
+	t0, t1 time.Time
+	ticks  []float64
+}
 
+func (s stepScales) xt(t time.Time) float64 { return s.x.at(float64(t.Sub(s.t0))) }
+
+// stepScalesOf fits the scales to the marks. The time axis runs from the first mark to
+// a tenth past the last (the chart reads no clock: the line runs on past the last
+// mark, which still holds).
+func stepScalesOf(marks []stepMark) stepScales {
 	var lo, hi float64
 	ok := false
 	for _, m := range marks {
@@ -85,126 +87,39 @@ func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, leg
 	if !ok {
 		lo, hi = 0, 1
 	}
-	lo, hi, ticks := niceScale(lo, hi, 4)
-	y := scale{lo, hi, stTop + stPlotH, stTop}
-	// The time axis runs from the first mark to a tenth past the last (the chart reads
-	// no clock: the line runs on past the last mark, which still holds).
-	var t0, t1 time.Time
+	var s stepScales
+	lo, hi, s.ticks = niceScale(lo, hi, 4)
+	s.y = scale{lo, hi, stTop + stPlotH, stTop}
 	if len(marks) > 0 {
-		t0, t1 = marks[0].at, marks[len(marks)-1].at
+		s.t0, s.t1 = marks[0].at, marks[len(marks)-1].at
 	}
-	if span := t1.Sub(t0); span > 0 {
-		t1 = t1.Add(max(span/10, time.Second))
+	if span := s.t1.Sub(s.t0); span > 0 {
+		s.t1 = s.t1.Add(max(span/10, time.Second))
 	} else {
 		// One instant: it starts the axis, which runs a day on.
-		t1 = t1.Add(24 * time.Hour)
+		s.t1 = s.t1.Add(24 * time.Hour)
 	}
-	x := scale{0, float64(t1.Sub(t0)), stPlotX0, stPlotX1}
-	xt := func(t time.Time) float64 { return x.at(float64(t.Sub(t0))) }
+	s.x = scale{0, float64(s.t1.Sub(s.t0)), stPlotX0, stPlotX1}
+	return s
+}
 
-	b.f(`<g stroke="%s" stroke-width="1">`, colGrid)
-	for _, t := range ticks {
-		b.f(`<line x1="%s" y1="%s" x2="%s" y2="%s"/>`, num(stPlotX0), num(y.at(t)), num(stPlotX1), num(y.at(t)))
-	}
-	b.WriteString(`</g>`)
-	b.f(`<g fill="%s">`, colMuted)
-	for _, t := range ticks {
-		b.f(`<text x="%s" y="%s" text-anchor="end">%s</text>`, num(stPlotX0-6), num(y.at(t)+4), Number(t))
-	}
-	bottom := stTop + stPlotH
-	b.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s"/>`, num(stPlotX0), num(bottom), num(stPlotX1), num(bottom), colMuted)
-	// Dates on an axis of days or more; times of day (UTC) on a shorter one.
-	layout := time.DateOnly
-	switch span := t1.Sub(t0); {
-	case span < 10*time.Minute:
-		layout = time.TimeOnly
-	case span < 4*24*time.Hour:
-		layout = "Jan 2 15:04"
-	}
-	for i := range 5 {
-		t := t0.Add(time.Duration(float64(t1.Sub(t0)) * float64(i) / 4))
-		anchor := "middle"
-		switch i {
-		case 0:
-			anchor = "start"
-		case 4:
-			anchor = "end"
-		}
-		b.f(`<text x="%s" y="%s" text-anchor="%s">%s</text>`, num(xt(t)), num(bottom+16), anchor, t.UTC().Format(layout))
-	}
-	b.WriteString(`</g>`)
-
+// stepChart draws a step line through marks (oldest first).
+func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, legend bool) []byte {
+	var b svg
+	b.open(id, stTop+stPlotH+stBottom, title, desc)
+	b.heading(caption, sub)
+	s := stepScalesOf(marks)
+	b.stepAxes(s)
 	if len(marks) == 0 {
 		b.f(`<text x="%s" y="%s" fill="%s" text-anchor="middle">No scores yet.</text>`, num(Width/2), num(stTop+stPlotH/2), colMuted)
 	}
-	// The step line: flat from each mark to the next, then up (or down) to it.
-	var d strings.Builder
-	pen := false
+	b.stepLine(s, marks)
 	for i, m := range marks {
-		if !m.has {
-			pen = false
-			continue
-		}
-		if pen {
-			d.WriteString("H" + num(xt(m.at)) + "V" + num(y.at(m.score)))
-		} else {
-			d.WriteString("M" + num(xt(m.at)) + " " + num(y.at(m.score)))
-			pen = true
-		}
-		next := t1
-		if i+1 < len(marks) {
-			next = marks[i+1].at
-		}
-		d.WriteString("H" + num(xt(next)))
-		if i+1 < len(marks) && !marks[i+1].has {
-			pen = false
+		if m.has {
+			b.stepMark(s, m, i)
 		}
 	}
-	if d.Len() > 0 {
-		b.f(`<path class="step" d="%s" stroke="%s" stroke-width="2" fill="none"/>`, d.String(), colStep)
-	}
-	for i, m := range marks {
-		if !m.has {
-			continue
-		}
-		cx, cy := xt(m.at), y.at(m.score)
-		if m.url != "" {
-			b.WriteString(`<a class="mark" href="`)
-			b.text(m.url)
-			b.WriteString(`"`)
-		} else {
-			b.WriteString(`<a class="mark"`)
-		}
-		if m.id != "" {
-			b.WriteString(` data-row="`)
-			b.text(m.id)
-			b.WriteString(`"`)
-		}
-		b.WriteString(`><title>`)
-		b.text(m.tip)
-		b.WriteString(`</title>`)
-		if m.verified {
-			b.f(`<path class="verified" d="M%s %sL%s %sL%s %sL%s %sZ" fill="%s"/>`,
-				num(cx), num(cy-6), num(cx+6), num(cy), num(cx), num(cy+6), num(cx-6), num(cy), colVerify)
-		} else {
-			b.f(`<circle cx="%s" cy="%s" r="4.5" fill="%s"/>`, num(cx), num(cy), colMark)
-		}
-		if m.labelShown {
-			// Labels alternate above and below the line, and turn left near the right edge.
-			ly := cy - 9
-			if i%2 == 1 {
-				ly = cy + 18
-			}
-			lx, anchor := cx+7, "start"
-			if cx > stPlotX1-170 {
-				lx, anchor = cx-7, "end"
-			}
-			b.f(`<text x="%s" y="%s" text-anchor="%s" fill="%s">`, num(lx), num(ly), anchor, colText)
-			b.text(m.label)
-			b.WriteString(`</text>`)
-		}
-		b.WriteString(`</a>`)
-	}
+	bottom := stTop + stPlotH
 	b.f(`<text x="%s" y="%s" text-anchor="middle" fill="%s">`, num((stPlotX0+stPlotX1)/2), num(bottom+36), colText)
 	b.text(axis + " against time (UTC)")
 	b.WriteString(`</text>`)
@@ -215,6 +130,93 @@ func stepChart(id, title, desc, caption, sub, axis string, marks []stepMark, leg
 	}
 	b.close()
 	return b.Bytes()
+}
+
+// stepAxes draws the grid, the score ticks and the time ticks.
+func (b *svg) stepAxes(s stepScales) {
+	b.f(`<g stroke="%s" stroke-width="1">`, colGrid)
+	for _, t := range s.ticks {
+		b.f(`<line x1="%s" y1="%s" x2="%s" y2="%s"/>`, num(stPlotX0), num(s.y.at(t)), num(stPlotX1), num(s.y.at(t)))
+	}
+	b.WriteString(`</g>`)
+	b.f(`<g fill="%s">`, colMuted)
+	for _, t := range s.ticks {
+		b.f(`<text x="%s" y="%s" text-anchor="end">%s</text>`, num(stPlotX0-6), num(s.y.at(t)+4), Number(t))
+	}
+	bottom := stTop + stPlotH
+	b.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s"/>`, num(stPlotX0), num(bottom), num(stPlotX1), num(bottom), colMuted)
+	// Dates on an axis of days or more; times of day (UTC) on a shorter one.
+	layout := time.DateOnly
+	switch span := s.t1.Sub(s.t0); {
+	case span < 10*time.Minute:
+		layout = time.TimeOnly
+	case span < 4*24*time.Hour:
+		layout = "Jan 2 15:04"
+	}
+	for i := range 5 {
+		t := s.t0.Add(time.Duration(float64(s.t1.Sub(s.t0)) * float64(i) / 4))
+		anchor := "middle"
+		switch i {
+		case 0:
+			anchor = "start"
+		case 4:
+			anchor = "end"
+		}
+		b.f(`<text x="%s" y="%s" text-anchor="%s">%s</text>`, num(s.xt(t)), num(bottom+16), anchor, t.UTC().Format(layout))
+	}
+	b.WriteString(`</g>`)
+}
+
+// stepLine draws the step line: flat from each mark to the next, then up (or down) to
+// it; a mark without a score breaks it.
+func (b *svg) stepLine(s stepScales, marks []stepMark) {
+	var d strings.Builder
+	pen := false
+	for i, m := range marks {
+		if !m.has {
+			pen = false
+			continue
+		}
+		if pen {
+			d.WriteString("H" + num(s.xt(m.at)) + "V" + num(s.y.at(m.score)))
+		} else {
+			d.WriteString("M" + num(s.xt(m.at)) + " " + num(s.y.at(m.score)))
+			pen = true
+		}
+		next := s.t1
+		if i+1 < len(marks) {
+			next = marks[i+1].at
+		}
+		d.WriteString("H" + num(s.xt(next)))
+		if i+1 < len(marks) && !marks[i+1].has {
+			pen = false
+		}
+	}
+	if d.Len() > 0 {
+		b.f(`<path class="step" d="%s" stroke="%s" stroke-width="2" fill="none"/>`, d.String(), colStep)
+	}
+}
+
+// stepMark draws the i-th mark with its label.
+func (b *svg) stepMark(s stepScales, m stepMark, i int) {
+	cx, cy := s.xt(m.at), s.y.at(m.score)
+	b.openMark(m.url, "", m.id, m.tip)
+	b.dot(cx, cy, m.verified)
+	if m.labelShown {
+		// Labels alternate above and below the line, and turn left near the right edge.
+		ly := cy - 9
+		if i%2 == 1 {
+			ly = cy + 18
+		}
+		lx, anchor := cx+7, "start"
+		if cx > stPlotX1-170 {
+			lx, anchor = cx-7, "end"
+		}
+		b.f(`<text x="%s" y="%s" text-anchor="%s" fill="%s">`, num(lx), num(ly), anchor, colText)
+		b.text(m.label)
+		b.WriteString(`</text>`)
+	}
+	b.WriteString(`</a>`)
 }
 
 // tipLayout is how a mark's tooltip gives its time.

@@ -176,11 +176,7 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 		b.mu.Unlock()
 		if !same {
 			// The row's values may have been set at another time (its last change).
-			if i := b.recordIndex(old); i >= 0 {
-				b.recordChanged(i, old)
-			} else {
-				b.addCandidate(old)
-			}
+			b.progressChanged(b.recordIndex(old), old)
 		}
 		return
 	}
@@ -215,11 +211,7 @@ func (b *Board) upsert(row *hubv1alpha1.LeaderboardRow) {
 	}
 	b.version.Add(1)
 	b.mu.Unlock()
-	if record >= 0 {
-		b.recordChanged(record, n)
-	} else {
-		b.addCandidate(n)
-	}
+	b.progressChanged(record, n)
 }
 
 // remove takes a row out of the ranking (deleted, hidden or invalid): O(log n).

@@ -76,6 +76,16 @@ func (b *Board) recordIndex(n *node) int { return slices.Index(b.records, n) }
 // ahead of it. O(n).
 func (b *Board) recomputeRecords() { b.recordsFrom(0, nil) }
 
+// progressChanged updates the records after n (in place in the tree) changed: it was
+// the record at index i, or no record (i < 0).
+func (b *Board) progressChanged(i int, n *node) {
+	if i < 0 {
+		b.addCandidate(n)
+		return
+	}
+	b.recordChanged(i, n)
+}
+
 // recordChanged updates the records after the record at index i changed (its row is
 // now n, in place in the tree) or went (n nil).
 func (b *Board) recordChanged(i int, n *node) {

@@ -340,7 +340,7 @@ func dangerous(n *html.Node) []string {
 			// The page's own charts (docs/web.md, "Charts") are the only SVG allowed: an
 			// <svg class="chart"> directly in a <figure class="chart">, which no row's
 			// markdown can make (raw HTML is omitted). Their content is checked below.
-			if !(hasClass(n, "chart") && n.Parent != nil && n.Parent.Data == "figure" && hasClass(n.Parent, "chart")) {
+			if !hasClass(n, "chart") || n.Parent == nil || n.Parent.Data != "figure" || !hasClass(n.Parent, "chart") {
 				out = append(out, "<"+n.Data+">")
 			}
 		case "script", "iframe", "object", "embed", "foreignobject":

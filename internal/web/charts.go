@@ -49,11 +49,13 @@ type chartView struct {
 	MoreRows          int
 }
 
-// chartsOf builds the charts of a board whose rules rank by something; nil otherwise.
-func chartsOf(lb *hubv1alpha1.Leaderboard, ranked Ranked, rows int) *chartView {
-	if len(lb.Spec.RankBy) == 0 {
+// chartsOf builds the charts of the first page of a board whose rules rank by
+// something; nil for any other page or board.
+func chartsOf(lb *hubv1alpha1.Leaderboard, ranked Ranked, q query) *chartView {
+	if len(lb.Spec.RankBy) == 0 || q.Page != 1 {
 		return nil
 	}
+	rows := q.ChartRows
 	base := boardURL(lb)
 	v := &chartView{
 		Intervals:    template.HTML(intervalChart(lb, ranked, rows).SVG()),      //nolint:gosec // chart escapes every text

@@ -229,14 +229,12 @@ func matchesETag(header, etag string) bool {
 
 // boardPage builds the page of a readable board.
 func (p *Pages) boardPage(lb *hubv1alpha1.Leaderboard, ds *hubv1alpha1.Dataset, ranked Ranked, q query, now time.Time) *boardPage {
-	page := &boardPage{Title: lb.Spec.Title, Private: lb.Spec.Visibility != hubv1alpha1.VisibilityPublic}
+	// The charts (first page only) describe the whole board in rank order, whatever the
+	// table shows.
+	page := &boardPage{Title: lb.Spec.Title, Private: lb.Spec.Visibility != hubv1alpha1.VisibilityPublic,
+		Versions: versions(lb, ds), Charts: chartsOf(lb, ranked, q)}
 	if lb.Spec.Description != nil {
 		page.Description = *lb.Spec.Description
-	}
-	page.Versions = versions(lb, ds)
-	if q.Page == 1 {
-		// The charts describe the whole board in rank order, whatever the table shows.
-		page.Charts = chartsOf(lb, ranked, q.ChartRows)
 	}
 	// Filtering to verified rows walks the board: offered up to MaxSortRows, as sorting.
 	canFilter := ranked.Len() <= MaxSortRows
