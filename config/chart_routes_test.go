@@ -8,11 +8,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"podium.dev/podium/internal/origin"
 )
 
 // routeCases are where each path must go behind one origin: the operator's Service podium
-// for the secrets and API-key APIs, the read tier's podium-read for everything else
-// (make dev's router routes the same table: hack/dev/route_test.go).
+// for the secrets and API-key APIs, the read tier's podium-read for everything else; make
+// dev's router (internal/origin) agrees (checked below).
 var routeCases = map[string]string{
 	"/v1/secrets":                            "podium",
 	"/functions/v1/secrets":                  "podium",
@@ -30,7 +32,6 @@ var routeCases = map[string]string{
 	"/v1/leaderboards/acme/ds/main/rows.csv": "podium-read",
 	"/leaderboards":                          "podium-read",
 	"/assets/style.css":                      "podium-read",
-	"/internal/v1/authenticate":              "podium-read", // which does not serve it: 404
 	"/":                                      "podium-read",
 }
 
@@ -94,6 +95,9 @@ func TestChartRoutesEachPathToItsWorkload(t *testing.T) {
 		}
 	}
 	for path, want := range routeCases {
+		if origin.ToOperator(path) != (want == "podium") {
+			t.Errorf("internal/origin sends %s elsewhere than the chart should", path)
+		}
 		if got := pick(ingRoutes, path); got != want {
 			t.Errorf("the Ingress sends %s to %q, want %s", path, got, want)
 		}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +32,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/operator"
+	"podium.dev/podium/internal/origin"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
@@ -145,6 +148,25 @@ func TestReadRoleServesWithoutSecretRights(t *testing.T) {
 	g.Expect(body).NotTo(ContainSubstring(key[len("pdm_0000000000000000_"):]), "the lookup answered the key")
 	access := exchange(g, op.BaseURL, key)
 	g.Expect(rowsOf(private, access)()).To(Equal("200 1"))
+
+	t.Log("one origin (internal/origin, as make dev and the chart's Ingress route): Harbor's session through one base URL")
+	opURL, err := url.Parse(op.BaseURL)
+	g.Expect(err).NotTo(HaveOccurred())
+	readURL, err := url.Parse(base)
+	g.Expect(err).NotTo(HaveOccurred())
+	one := httptest.NewServer(origin.NewRouter(opURL, readURL))
+	t.Cleanup(one.Close)
+	code, body = postTo(g, one.URL+"/functions/v1/api-key-exchange", `{"api_key":"`+key+`"}`, "")
+	g.Expect(code).To(Equal(http.StatusOK), body)
+	code, body = postTo(g, one.URL+"/functions/v1/secrets", `{"env_var":"OPENAI_API_KEY","value":"sk-one-origin-0001"}`, access)
+	g.Expect(code).To(Equal(http.StatusCreated), body)
+	code, body = postTo(g, one.URL+"/functions/v1/secrets/preflight", `{"organization":"`+org.Name+`","config":{}}`, access)
+	g.Expect(code).To(Equal(http.StatusOK), body)
+	code, body = postTo(g, one.URL+"/functions/v1/leaderboard-read", readBody(private), access)
+	g.Expect(code).To(Equal(http.StatusOK), body)
+	g.Expect(body).To(ContainSubstring(`"score":2`))
+	code, _ = postTo(g, one.URL+"/internal/v1/authenticate", `{"token":"`+key+`"}`, tr.Status.Token)
+	g.Expect(code).To(Equal(http.StatusNotFound), "the key lookup is no public path")
 
 	t.Log("revoked at the operator, the key and its access token stop reading at the read tier within seconds")
 	req, err := http.NewRequest(http.MethodDelete, op.BaseURL+"/v1/api-keys", strings.NewReader(`{"id":"`+keyID+`"}`))

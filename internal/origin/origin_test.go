@@ -1,4 +1,4 @@
-package main
+package origin
 
 import (
 	"io"
@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The dev router sends the secrets, registry-credentials and API-key paths (and their
+// The router sends the secrets, registry-credentials and API-key paths (and their
 // /functions/v1/ aliases) to the operator and everything else to the read tier.
 func TestRouterSendsEachPathToItsWorkload(t *testing.T) {
 	backend := func(name string) (*httptest.Server, *url.URL) {
@@ -22,7 +22,7 @@ func TestRouterSendsEachPathToItsWorkload(t *testing.T) {
 	}
 	_, op := backend("operator")
 	_, rd := backend("read")
-	router := httptest.NewServer(newRouter(op, rd))
+	router := httptest.NewServer(NewRouter(op, rd))
 	t.Cleanup(router.Close)
 	for path, want := range map[string]string{
 		"/v1/secrets":                            "operator",
@@ -41,7 +41,6 @@ func TestRouterSendsEachPathToItsWorkload(t *testing.T) {
 		"/leaderboards":                          "read",
 		"/assets/style.css":                      "read",
 		"/readyz":                                "read",
-		"/internal/v1/authenticate":              "read", // never the operator's lookup from outside
 		"/v1/secretsx":                           "read",
 	} {
 		req, _ := http.NewRequest(http.MethodPost, router.URL+path, strings.NewReader("{}"))
@@ -56,12 +55,21 @@ func TestRouterSendsEachPathToItsWorkload(t *testing.T) {
 			t.Errorf("%s went to %q, want %s", path, got, want)
 		}
 	}
+	// The operator's key lookup for the read tier is no public path.
+	resp, err := http.Post(router.URL+"/internal/v1/authenticate", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("/internal/v1/authenticate: %d, want 404", resp.StatusCode)
+	}
 }
 
 // A workload that is down (restarting) answers 502 naming it, not a hang.
 func TestRouterSaysWhichWorkloadIsDown(t *testing.T) {
 	down, _ := url.Parse("http://127.0.0.1:1")
-	router := httptest.NewServer(newRouter(down, down))
+	router := httptest.NewServer(NewRouter(down, down))
 	t.Cleanup(router.Close)
 	resp, err := http.Get(router.URL + "/v1/secrets")
 	if err != nil {
