@@ -17,8 +17,8 @@ import (
 const Path = "/internal/v1/authenticate"
 
 // The token shapes looked up: API keys and the access tokens of their exchange (the
-// prefixes of package apikeys; a test holds them equal). Any other bearer token is a
-// Kubernetes token, which the read tier reviews itself (TokenReview).
+// prefixes of package apikeys, a test holds them equal; and Podium's JWTs). Any other
+// bearer token is a Kubernetes token, which the read tier reviews itself (TokenReview).
 const (
 	keyPrefix         = "pdm_"
 	accessTokenPrefix = "pdmat_"
