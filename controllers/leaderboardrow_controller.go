@@ -47,9 +47,8 @@ type LeaderboardRowReconciler struct {
 	Events events.EventRecorder
 }
 
-// restore: the operator records a row's id and creation time in the metadata patches it
-// makes (annotations the row metadata admission policy lets only holders of the restore
-// verb write).
+// restore: the operator records a row's id and creation time (annotations the row
+// metadata admission policy lets only holders of the restore verb write).
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch;patch;update;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch
@@ -194,20 +193,16 @@ func becameInvalid(old, next hubv1alpha1.LeaderboardRowStatus) bool {
 		cur != nil && cur.Status == metav1.ConditionFalse && cur.Reason == hubv1alpha1.ReasonValuesInvalid
 }
 
-// ensureMetadata adds the board's controller reference when it is missing (a row
-// applied with kubectl or restored from a backup; the CLI sets it at create), in one
-// patch of metadata (never spec), and records the row's id and creation time in that
-// patch (identityPatch). A row's identity never costs a write of its own
-// (docs/operations.md, "Backup and restore"): a row whose identity is not recorded is
-// served by its UID and creationTimestamp, and its next write records them at
-// admission (config/admission/row_metadata.yaml), whoever makes it. The one exception
-// is a create whose id admission refused (a member sent another record's): it is
-// recorded at once, with the IDReissued event. Labels are not the controller's: the
-// board label is set at admission and the row's id is also status.id, written with
-// the status, so that it is found by a field selector. It reports whether it patched.
+// ensureMetadata records the row's id and creation time once (identityPatch), and adds
+// the board's controller reference when it is missing (a row applied with kubectl or
+// restored from a backup; the CLI sets it at create), in one patch of metadata (never
+// spec). Labels are not the controller's: the board label is set at admission
+// (config/admission/row_metadata.yaml) and the row's id is also status.id, written
+// with the status, so that it is found by a field selector. It reports whether it
+// patched.
 func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) (bool, error) {
 	base := row.DeepCopy()
-	changed := hubv1alpha1.IdentityRefused(row) && identityPatch(row, r.Events)
+	changed := identityPatch(row, r.Events)
 	if lb != nil && !controlledBy(row, lb) {
 		dropStaleBoardOwner(row)
 		if err := controllerutil.SetControllerReference(lb, row, r.Scheme()); err != nil {
@@ -219,7 +214,6 @@ func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv
 			ctrl.LoggerFrom(ctx).Info("Row is controlled by another object; not adding the board's owner reference", "owner", owned.Owner.Name)
 			row.OwnerReferences = base.OwnerReferences
 		} else {
-			identityPatch(row, r.Events)
 			changed = true
 		}
 	}

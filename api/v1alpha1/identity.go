@@ -10,9 +10,7 @@ import (
 // creation time users see are assigned once, when the object is first created, and
 // survive a backup and restore, which gives every object a new metadata.uid and
 // creationTimestamp. The operator records both in annotations the first time it sees an
-// object (the UID and the creationTimestamp of that first object); a row's are recorded
-// at admission of its first write after its create, never by a write of their own
-// (row_metadata.yaml), and until then are its UID and creationTimestamp. Admission
+// object (the UID and the creationTimestamp of that first object), and admission
 // (config/admission/record_identity.yaml, and row_metadata.yaml for rows) lets nobody
 // but a restore identity set or change them: the custom verb restore on the kind,
 // which the ClusterRole podium-restorer grants.
