@@ -24,6 +24,7 @@ var routeCases = map[string]string{
 	"/functions/v1/api-keys":                 "podium",
 	"/v1/api-key-exchange":                   "podium",
 	"/functions/v1/api-key-exchange":         "podium",
+	"/.well-known/jwks.json":                 "podium",
 	"/v1/secrets/preflight":                  "podium-read",
 	"/functions/v1/secrets/preflight":        "podium-read",
 	"/v1/leaderboard-read":                   "podium-read",

@@ -19,8 +19,16 @@ import (
 // preflight, /healthz and /readyz) is the read tier's; /internal/ is served to neither.
 var OperatorPaths = []string{"secrets", "registry-credentials", "api-keys", "api-key-exchange"}
 
+// JWKSPath is where the operator publishes the public keys that verify its access tokens
+// (docs/api-keys.md); the read tier fetches them from the operator, and clients of the one
+// origin are sent there too.
+const JWKSPath = "/.well-known/jwks.json"
+
 // ToOperator says whether a request for path goes to the operator.
 func ToOperator(path string) bool {
+	if path == JWKSPath {
+		return true
+	}
 	for _, prefix := range []string{"/v1/", "/functions/v1/"} {
 		if rest, ok := strings.CutPrefix(path, prefix); ok && slices.Contains(OperatorPaths, rest) {
 			return true

@@ -31,6 +31,7 @@ func TestRouterSendsEachPathToItsWorkload(t *testing.T) {
 		"/functions/v1/registry-credentials":     "operator",
 		"/v1/api-keys":                           "operator",
 		"/v1/api-key-exchange":                   "operator",
+		"/.well-known/jwks.json":                 "operator",
 		"/functions/v1/api-key-exchange":         "operator",
 		"/v1/secrets/preflight":                  "read",
 		"/functions/v1/secrets/preflight":        "read",

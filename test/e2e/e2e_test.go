@@ -21,7 +21,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +39,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
+	"podium.dev/podium/internal/origin"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -67,17 +67,12 @@ var (
 	base, readBase string
 )
 
-// operatorPaths are the paths (under /v1/ and /functions/v1/) the operator serves; every
-// other path is the read tier's.
-var operatorPaths = []string{"secrets", "registry-credentials", "api-keys", "api-key-exchange"}
-
-// baseFor is the Service that serves path.
+// baseFor is the Service that serves path: the operator's for the paths internal/origin
+// sends to it, the read tier's for every other.
 func baseFor(path string) string {
 	p, _, _ := strings.Cut(path, "?")
-	for _, prefix := range []string{"/v1/", "/functions/v1/"} {
-		if rest, ok := strings.CutPrefix(p, prefix); ok && slices.Contains(operatorPaths, rest) {
-			return base
-		}
+	if origin.ToOperator(p) {
+		return base
 	}
 	return readBase
 }
