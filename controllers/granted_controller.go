@@ -19,7 +19,7 @@ import (
 )
 
 // GrantedRecorder records, per org namespace, the Secrets granted to hosted secrets
-// under a name not reserved for grants (docs/secrets.md, "Who may read a granted
+// under a name not reserved for grants (docs/design/delivery.md, "Who may read a granted
 // Secret"): grants made before names were reserved (secrets.GrantedPrefix). Their names
 // go on the namespace (hubv1alpha1.AnnotationGrantedSecrets), which the run Secret
 // admission policy reads, so that no Pod names them; a Secret named with the prefix is

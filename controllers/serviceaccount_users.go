@@ -25,7 +25,7 @@ const (
 	// ServiceAccounts that hold a Podium right in another namespace through a RoleBinding
 	// there; "*" stands for all of them. The admission policy podium-run-identity-elsewhere
 	// (config/admission/run_integrity.yaml) reads it: running a Pod as one of them takes
-	// being it or impersonate on it (docs/secrets.md, "Runs cannot be changed or
+	// being it or impersonate on it (docs/design/delivery.md, "Runs cannot be changed or
 	// impersonated").
 	AnnotationUserServiceAccounts = "hub.podium.dev/user-serviceaccounts"
 	// LabelUserServiceAccounts marks the namespaces that have that annotation, so that

@@ -81,7 +81,7 @@ const (
 	// namespace granted to hosted secrets (LabelHostedSecret) under a name not reserved
 	// for grants (podium-granted-*, which protects itself), as grants were named before
 	// that rule, that the operator recorded, comma-separated and sorted. The run Secret
-	// admission policy refuses every Pod and template naming one of them (docs/secrets.md,
+	// admission policy refuses every Pod and template naming one of them (docs/design/delivery.md,
 	// "Who may read a granted Secret").
 	AnnotationGrantedSecrets = "hub.podium.dev/granted-secrets"
 	// AnnotationHostedSecretUID is on every value Secret Podium has stored or adopted:
@@ -160,7 +160,7 @@ const (
 
 // SecretValueRef points at the Kubernetes Secret that holds the value: in the
 // HostedSecret's own namespace, or (namespace set, by the operator only) in the
-// operator's value namespace (docs/secrets.md, "Where values live").
+// operator's value namespace (docs/design/secrets.md, "Where values live").
 type SecretValueRef struct {
 	// namespace of the Secret; unset means the HostedSecret's own namespace. Only the
 	// operator sets it (the admission policy podium-hostedsecret-ownership refuses anyone

@@ -15,7 +15,7 @@ import (
 // preIsolationRouting is the delivery webhook's routing condition as it was shipped
 // before run isolation: the object's own metadata and its pod template's, for Jobs and
 // Pods. Run isolation made the webhook route the other template kinds too and every pod
-// spec naming a run Secret (fail closed: docs/secrets.md, "The operator down or frozen").
+// spec naming a run Secret (fail closed: docs/design/threat-model.md, "The operator down or frozen").
 const preIsolationRouting = `[object, oldObject].exists(o, o != null && (
 (has(o.metadata.annotations) && o.metadata.annotations.exists(k, k in ['hub.podium.dev/secrets', 'hub.podium.dev/registry-credentials', 'hub.podium.dev/requester', 'hub.podium.dev/delivered', 'hub.podium.dev/delivered-registry-credentials'])) ||
 (has(o.metadata.labels) && 'hub.podium.dev/run-secret' in o.metadata.labels) ||

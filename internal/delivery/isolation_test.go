@@ -214,7 +214,7 @@ func refusedBy(err error, rule string, values ...string) {
 	}
 }
 
-// The run Secret isolation table (docs/secrets.md, "Threat model"): every way of issue
+// The run Secret isolation table (docs/design/threat-model.md, "Threat model"): every way of issue
 // vectors 1-3 and 6 a member with the right to create Pods and workloads (mallory) and a
 // Pod creator with no Podium role (nora) have to name another run's Secret, a Secret
 // granted to a hosted secret, or the registry credentials of their own run Secret is

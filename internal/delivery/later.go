@@ -20,7 +20,7 @@ import (
 
 // Admission answers a run without writing anything: its run Secret (and the last-use
 // bookkeeping and metrics of every run) is written in the background once the run is
-// stored as admission answered it (stored.go), owned by the run (docs/secrets.md, "When
+// stored as admission answered it (stored.go), owned by the run (docs/design/delivery.md, "When
 // the run Secret is written"). A Job's Pods are made by its controller after that, so
 // they find it there; a bare Pod may be bound first, and its kubelet retries until the
 // Secret is there. Should the background write not happen (the operator stopped between

@@ -16,7 +16,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
 
-// ControllerRevisions (docs/secrets.md, "Trusted controllers"): kube-controller-manager's
+// ControllerRevisions (docs/design/delivery.md, "Trusted controllers"): kube-controller-manager's
 // StatefulSet controller makes Pods from the data of its ControllerRevisions, with the
 // trust the admission policies give a workload controller (they checked the template it
 // copied). A member who may write ControllerRevisions (full rights on them: a grant some

@@ -21,7 +21,7 @@ import (
 // Admission answers anyone who reaches the webhook's port: the AdmissionReview carries
 // no proof that an apiserver sent it, nor that the run it describes will be stored (a
 // later admission step may refuse it). So nothing happens for an answer until the run
-// is in the apiserver as answered (docs/secrets.md, "When the run Secret is written").
+// is in the apiserver as answered (docs/design/delivery.md, "When the run Secret is written").
 // A create request carries no UID yet (the apiserver sets metadata.uid when it stores
 // the object, after mutating admission), so the stored run is recognised by what
 // admission put on it: its namespace, its name when the request had one, the run Secret

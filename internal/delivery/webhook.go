@@ -178,7 +178,7 @@ func (in *Injector) deliver(req admission.Request, r *run, requester string, pla
 // Secret (nil when nothing was delivered), owned by the run, records when the delivered
 // secrets were last used, and counts the delivery. An answer to a review of a run that is
 // never stored (refused by a later admission step, or a review no apiserver sent) has no
-// effect (docs/secrets.md, "When the run Secret is written").
+// effect (docs/design/delivery.md, "When the run Secret is written").
 func (in *Injector) afterAnswer(want stored, secret *corev1.Secret, plan Plan) {
 	all := plan.All()
 	used := make([]*hubv1alpha1.HostedSecret, len(all))

@@ -85,7 +85,7 @@ type Options struct {
 	// themselves and so know the address of the manager's HTTP API.
 	HTTPListener net.Listener
 	// SecretValueNamespace is the namespace where values stored over HTTP live, which
-	// only the operator can read (docs/secrets.md, "Where values live"); ""
+	// only the operator can read (docs/design/secrets.md, "Where values live"); ""
 	// means DefaultSecretValueNamespace. It must exist.
 	SecretValueNamespace string
 	// PreflightConfig is an optional file with the provider table and reserved names.

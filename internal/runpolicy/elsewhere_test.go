@@ -24,7 +24,7 @@ import (
 	"podium.dev/podium/internal/testenv"
 )
 
-// A ServiceAccount that is a Podium user in another namespace (docs/secrets.md, "Runs
+// A ServiceAccount that is a Podium user in another namespace (docs/design/delivery.md, "Runs
 // cannot be changed or impersonated"): a RoleBinding in org2 binds demo/ci-x to the
 // member role. Kubernetes lets mallory, who may create Pods in demo, run one as
 // demo/ci-x and take its token, with which she would start runs in org2 that receive

@@ -17,7 +17,7 @@ import (
 type MoveStep int
 
 // The steps of a move, in order. Each is idempotent and each leaves a readable value
-// (docs/secrets.md, "Upgrading: the move of old values").
+// (docs/design/secrets.md, "Upgrading: the move of old values").
 const (
 	// MoveNone: nothing to move (a declarative secret, a revoked one, one already moved
 	// and cleaned up, or one whose Secret is not the store's).

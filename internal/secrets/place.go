@@ -14,7 +14,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
 
-// Place says where the values of hosted secrets live (docs/secrets.md, "Where values
+// Place says where the values of hosted secrets live (docs/design/secrets.md, "Where values
 // live"). It is the one home of that rule: the HTTP store, revoke and purge, the
 // controller (valueLast4, adoption, clean-up, the move of old values) and delivery all
 // ask it, and nothing else computes a value Secret's namespace.

@@ -6,7 +6,7 @@ import (
 )
 
 // The granted Secrets of an org namespace that the operator recorded on the namespace
-// (hubv1alpha1.AnnotationGrantedSecrets; docs/secrets.md, "Who may read a granted
+// (hubv1alpha1.AnnotationGrantedSecrets; docs/design/delivery.md, "Who may read a granted
 // Secret"). The run Secret admission policy reads that list with CEL's split(','); this is
 // the one place the operator writes and reads it.
 
@@ -24,7 +24,7 @@ func RecordedNames(annotation string) []string {
 }
 
 // GrantedPrefix starts the name reserved for every Secret granted to a hosted secret in
-// an org namespace (docs/secrets.md, "Who may read a granted Secret"): the admission
+// an org namespace (docs/design/delivery.md, "Who may read a granted Secret"): the admission
 // policies refuse every Pod and pod template naming such a name, whether the Secret
 // exists yet or not, and refuse granting a Secret under another name.
 const GrantedPrefix = "podium-granted-"

@@ -30,8 +30,8 @@ const maxSeatRounds = 10
 
 // Seats bounds the registry credentials of an organization without a lock in any
 // process: the organization has Limit seats, Leases named SeatName(0..Limit-1) in its
-// namespace, and a first store takes one before it claims its slot (docs/secrets.md,
-// "Registry credentials"). A seat is taken by create-if-absent, or, when it is stale, by
+// namespace, and a first store takes one before it claims its slot (docs/design/secrets.md,
+// "Registry credentials: the type, the value Secret and the seats"). A seat is taken by create-if-absent, or, when it is stale, by
 // an update carrying the resourceVersion read, so the apiserver gives each seat to one
 // writer. A seat names its claimer (holderIdentity = the new credential's id, BindingID) and the
 // slot; the slot's pointer names the seat in the annotation hub.podium.dev/registry-seat.

@@ -24,7 +24,7 @@ import (
 	"podium.dev/podium/internal/secrets"
 )
 
-// Where values live (docs/secrets.md, "Where values live"): values stored over HTTP are
+// Where values live (docs/design/secrets.md, "Where values live"): values stored over HTTP are
 // in the operator's value namespace, never in the org namespace, where anyone who may
 // create a Pod could mount them.
 

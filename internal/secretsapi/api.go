@@ -79,7 +79,7 @@ func (a *API) store(w http.ResponseWriter, r *http.Request) {
 // replaced names, for the refusals of a store, the active record it would replace: the
 // clause that says it exists (exists), what supersede_credential_id no longer names
 // (listed), the records to list again (plural), and the existing record as the
-// envelope's existing (docs/secrets.md, "Slots, and why two active secrets in one slot
+// envelope's existing (docs/design/secrets.md, "Slots, and why two active secrets in one slot
 // cannot happen").
 type replaced struct {
 	exists, listed, plural string
