@@ -112,7 +112,7 @@ func (r *LeaderboardRowReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	}
 	// An update of the status at the row's resourceVersion, not a patch: the apiserver
 	// then neither serializes the stored row nor applies a patch to it, which is a
-	// third of what a row's status write costs it (docs/performance.md, "Rows in"). A
+	// third of what a row's status write costs it (docs/design/performance-log.md, "Rows in"). A
 	// conflict means a newer row is on its way through the cache and will be
 	// reconciled.
 	invalidated := becameInvalid(row.Status, want)

@@ -13,7 +13,7 @@ import (
 
 // A bench-only build (go build -tags benchgc) of the operator whose collector the read
 // bench turns off and on while the process serves, so that the same process, with the
-// same heap, is measured with and without GC cycles (docs/performance.md, "Where the
+// same heap, is measured with and without GC cycles (docs/design/performance-log.md, "Where the
 // tail comes from"): SIGUSR1 collects once and turns the collector off (GOGC=off),
 // SIGUSR2 turns it back on at the GOGC the process started with. Never in a release
 // build: with the collector off the heap grows without bound.

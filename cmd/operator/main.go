@@ -136,7 +136,7 @@ func complete(o *operator.Options, certSecret, fpSecret, dnsNames string) error 
 
 // The request log is buffered: a write(2) a line, under the logger's lock, cost 10-13 µs
 // a line from 32 goroutines, 6.5-7 µs buffered, against about 3 µs for the rest of a
-// cached read (BenchmarkRequestLog; docs/performance.md, "Where the tail comes from"). Lines go out when the buffer fills, at least every requestLogFlush, and
+// cached read (BenchmarkRequestLog; docs/design/performance-log.md, "Where the tail comes from"). Lines go out when the buffer fills, at least every requestLogFlush, and
 // at exit; a process killed with SIGKILL loses at most the last second's lines.
 const (
 	requestLogBuffer = 256 << 10

@@ -19,7 +19,7 @@ import (
 // and they would double each cached row) and makes the strings every row of a board
 // repeats (namespace, label keys, the board's name and UID in the owner reference, the
 // Valid condition's type, reason and message) share one copy: a few hundred bytes per
-// cached row, against the budget of 2 KiB per row (docs/performance.md, "Where the
+// cached row, against the budget of 2 KiB per row (docs/design/performance-log.md, "Where the
 // memory goes"). Of a LeaderboardRow it also shares the values rows repeat whole
 // (shareRow): its labels and annotations maps and its owner references.
 func CacheTransform() toolscache.TransformFunc {

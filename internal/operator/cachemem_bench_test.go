@@ -257,7 +257,7 @@ func fullCache(tb testing.TB, lb *hubv1alpha1.Leaderboard, rows [][]byte) (cache
 // BenchmarkCachedRowMemory100k reports the operator's live heap per row for a board of
 // 100,000 rows: the manager cache's rows (decoded as the informer receives them, through
 // the operator's transform, with its field indexes) and the rank index, as
-// hack/bench/30-read.sh measures the whole operator (docs/performance.md, "Where the
+// hack/bench/30-read.sh measures the whole operator (docs/design/performance-log.md, "Where the
 // memory goes"). seeded rows are that bench's; changed rows carry provenance
 // annotations (one of 211 authors) and a history; ranges rows are on a board with rank
 // ranges; changed-distinct rows have an author each.
