@@ -165,7 +165,8 @@ func run() error {
 	if err := applyAll(ctx, kubectl, kubeconfig, [][]string{
 		{"apply", "-k", filepath.Join(root, "config", "admission")},
 		// Data kept from an earlier version may hold the three row policies that
-		// config/admission/row_metadata.yaml replaced (docs/upgrading.md, "Upgrading from a release with three row admission policies").
+		// config/admission/row_metadata.yaml replaced (docs/upgrading.md, "Upgrading from a
+		// release with three row admission policies").
 		{"delete", "mutatingadmissionpolicybinding,mutatingadmissionpolicy", "podium-row-created-by", "podium-row-updated-by",
 			"podium-row-board-label", "podium-row-board-label-removal", "--ignore-not-found"},
 		// ... and the two run policies config/admission/run_isolation.yaml replaced.
