@@ -23,8 +23,9 @@ all: build
 ##@ Development
 
 .PHONY: manifests
-manifests: ## Generate CRDs and RBAC from the API types and markers.
+manifests: ## Generate CRDs and RBAC from the API types and markers, the run admission policies and the delivery webhook's match conditions from internal/admissiongen.
 	$(CONTROLLER_GEN) rbac:roleName=podium-operator crd paths="./..." output:crd:artifacts:config=config/crd/bases
+	go run ./hack/admissiongen
 
 .PHONY: generate
 generate: ## Generate DeepCopy methods.

@@ -27,10 +27,10 @@ const (
 	// (config/admission/run_integrity.yaml) reads it: running a Pod as one of them takes
 	// being it or impersonate on it (docs/design/delivery.md, "Runs cannot be changed or
 	// impersonated").
-	AnnotationUserServiceAccounts = "hub.podium.dev/user-serviceaccounts"
+	AnnotationUserServiceAccounts = hubv1alpha1.AnnotationUserServiceAccounts
 	// LabelUserServiceAccounts marks the namespaces that have that annotation, so that
 	// the policy's binding selects them and no other namespace pays for it.
-	LabelUserServiceAccounts = "hub.podium.dev/user-serviceaccounts"
+	LabelUserServiceAccounts = hubv1alpha1.LabelUserServiceAccounts
 	// userServiceAccountsMax bounds the annotation; a longer list is recorded as "*".
 	userServiceAccountsMax = 64 << 10
 

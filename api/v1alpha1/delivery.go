@@ -33,4 +33,13 @@ const (
 	// AnnotationRunHostedSecrets is on every run Secret: the HostedSecret UIDs whose
 	// values it holds, "ENV_VAR=uid" comma-separated (never a value).
 	AnnotationRunHostedSecrets = "hub.podium.dev/hosted-secrets"
+
+	// AnnotationUserServiceAccounts is recorded by the operator on a namespace: its
+	// ServiceAccounts that hold a Podium right in another namespace through a RoleBinding
+	// there, comma-separated; "*" stands for all of them. The admission policy
+	// podium-run-identity-elsewhere reads it.
+	AnnotationUserServiceAccounts = "hub.podium.dev/user-serviceaccounts"
+	// LabelUserServiceAccounts marks the namespaces that have that annotation, so that
+	// the policy's binding selects them and no other namespace pays for it.
+	LabelUserServiceAccounts = "hub.podium.dev/user-serviceaccounts"
 )

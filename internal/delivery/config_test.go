@@ -1,10 +1,8 @@
 package delivery_test
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,10 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/delivery"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -55,47 +51,6 @@ var _ = Describe("The shipped webhook configuration", func() {
 		j := job("plain", nil)
 		_, err = p.CS.BatchV1().Jobs(o.Name).Create(ctx, j, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred(), "neither is such a Job")
-	})
-
-	It("names the same workload controllers as the run isolation admission policy and the webhook", func() {
-		// The exemption list: the quoted users of "request.userInfo.username in [...]".
-		list := regexp.MustCompile(`(?s)request\.userInfo\.username in \[(.*?)\]`)
-		quoted := regexp.MustCompile(`'(system:[^']+)'`)
-		for _, f := range []string{"admission/run_isolation.yaml"} {
-			data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", f))
-			Expect(err).NotTo(HaveOccurred())
-			var names []string
-			for _, l := range list.FindAllStringSubmatch(string(data), -1) {
-				for _, m := range quoted.FindAllStringSubmatch(l[1], -1) {
-					names = append(names, m[1])
-				}
-			}
-			Expect(names).To(ConsistOf(delivery.WorkloadControllers), f)
-		}
-		data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "webhook", "manifests.yaml"))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(string(data)).To(ContainSubstring("request.userInfo.username != '" + delivery.JobControllerUser + "'"))
-	})
-
-	It("writes podium-run-identity's condition once: the match condition holds the variable's text", func() {
-		data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "admission", "run_isolation.yaml"))
-		Expect(err).NotTo(HaveOccurred())
-		policy := &admissionregistrationv1.ValidatingAdmissionPolicy{}
-		Expect(yaml.Unmarshal([]byte(strings.SplitN(string(data), "\n---\n", 2)[0]), policy)).To(Succeed())
-		text := func(expression string) string { return strings.Join(strings.Fields(expression), " ") }
-		var condition, variable string
-		for _, mc := range policy.Spec.MatchConditions {
-			if mc.Name == "names-a-secret-or-runs-as-another-user" {
-				condition = text(mc.Expression)
-			}
-		}
-		for _, v := range policy.Spec.Variables {
-			if v.Name == "runsAsAnotherUser" {
-				variable = text(v.Expression)
-			}
-		}
-		Expect(variable).To(ContainSubstring("authorizer.serviceAccount"))
-		Expect(condition).To(HaveSuffix("|| (" + variable + ")"))
 	})
 
 	It("renders in config/default and, with cert-manager, in config/certmanager", func() {

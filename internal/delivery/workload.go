@@ -15,19 +15,29 @@ import (
 // as: with --use-service-account-credentials one ServiceAccount per controller, without
 // it system:kube-controller-manager. They copy what they create from a template
 // admission already saw (docs/secrets.md, "Who the requester is"), so what admission
-// recorded on that template holds for what they create. The webhook configuration and
-// the run Secret admission policies (config/webhook, config/admission) name the same
-// users; a test keeps them equal.
+// recorded on that template holds for what they create. The run Secret admission
+// policies (config/admission) exempt these users: internal/admissiongen writes them
+// from this list.
 var WorkloadControllers = []string{
-	"system:kube-controller-manager",
+	ControllerManagerUser,
 	"system:serviceaccount:kube-system:cronjob-controller",
-	"system:serviceaccount:kube-system:daemon-set-controller",
+	DaemonSetControllerUser,
 	"system:serviceaccount:kube-system:deployment-controller",
 	JobControllerUser,
 	"system:serviceaccount:kube-system:replicaset-controller",
 	"system:serviceaccount:kube-system:replication-controller",
-	"system:serviceaccount:kube-system:statefulset-controller",
+	StatefulSetControllerUser,
 }
+
+// The two controllers of kube-controller-manager that write ControllerRevisions.
+const (
+	DaemonSetControllerUser   = "system:serviceaccount:kube-system:daemon-set-controller"
+	StatefulSetControllerUser = "system:serviceaccount:kube-system:statefulset-controller"
+)
+
+// RevisionControllers are the workload controllers that write ControllerRevisions
+// (the admission policy podium-controller-revisions exempts them).
+var RevisionControllers = []string{ControllerManagerUser, DaemonSetControllerUser, StatefulSetControllerUser}
 
 // IsWorkloadController says whether user is one of WorkloadControllers.
 func IsWorkloadController(user string) bool { return slices.Contains(WorkloadControllers, user) }

@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -20,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"podium.dev/podium/internal/delivery"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -164,21 +159,6 @@ var _ = Describe("ServiceAccounts that are Podium users in another namespace", O
 		By("while the same update in demo, recorded, is evaluated")
 		Expect(label(mallory, "cost-in-demo")).To(Succeed())
 		Expect(evaluations("podium-run-identity-elsewhere")).To(BeNumerically(">", before))
-	})
-
-	It("names the same workload controllers as podium-run-isolation", func() {
-		data, err := os.ReadFile(filepath.Join(testenv.AdmissionDir(), "run_integrity.yaml"))
-		Expect(err).NotTo(HaveOccurred())
-		at := strings.Index(string(data), "name: podium-run-identity-elsewhere")
-		Expect(at).To(BeNumerically(">=", 0), "no policy podium-run-identity-elsewhere")
-		doc := string(data)[at:]
-		list := regexp.MustCompile(`(?s)request\.userInfo\.username in \[(.*?)\]`).FindStringSubmatch(doc)
-		Expect(list).NotTo(BeNil())
-		var names []string
-		for _, m := range regexp.MustCompile(`'(system:[^']+)'`).FindAllStringSubmatch(list[1], -1) {
-			names = append(names, m[1])
-		}
-		Expect(names).To(ConsistOf(delivery.WorkloadControllers))
 	})
 })
 
