@@ -70,6 +70,9 @@ func BenchmarkIsolation(b *testing.B) {
 	n := envInt(b, "PODIUM_BENCH_N", 200)
 	rows := envInt(b, "PODIUM_ISOLATION_ROWS", 2000)
 	conns := envInt(b, "PODIUM_FLOOD_CONNS", 32)
+	// Set (a taskset CPU list): the read tier and the flood run on these CPUs, the
+	// script having pinned this process (so the control plane and the operator) to the others.
+	readCPUs := os.Getenv("PODIUM_READ_CPUS")
 	gomega.RegisterFailHandler(func(message string, _ ...int) { b.Fatal(message) })
 	logf.SetLogger(logr.Discard())
 	ctx, cancel = context.WithCancel(context.Background())
@@ -174,14 +177,14 @@ func BenchmarkIsolation(b *testing.B) {
 		if !l.split {
 			opArgs = append(opArgs, "--public-read")
 		}
-		opDone := startInCgroup(procCtx, b, os.Getenv("PODIUM_CGROUP_OPERATOR"), filepath.Join(logs, l.name+"-operator.log"),
+		opDone := startInCgroup(procCtx, b, os.Getenv("PODIUM_CGROUP_OPERATOR"), "", filepath.Join(logs, l.name+"-operator.log"),
 			filepath.Join(bin, "podium-operator"), opArgs...)
 		awaitReady(b, "http://"+opAddr, opDone)
 		readAddr := opAddr
 		var readDone <-chan error
 		if l.split {
 			readAddr = freeAddr(b)
-			readDone = startInCgroup(procCtx, b, os.Getenv("PODIUM_CGROUP_READ"), filepath.Join(logs, l.name+"-read.log"),
+			readDone = startInCgroup(procCtx, b, os.Getenv("PODIUM_CGROUP_READ"), readCPUs, filepath.Join(logs, l.name+"-read.log"),
 				filepath.Join(bin, "podium-operator"), "--role=read", "--kubeconfig", readKC, "--http-addr", readAddr,
 				"--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--operator-url", "http://"+opAddr)
 			awaitReady(b, "http://"+readAddr, readDone)
@@ -218,8 +221,11 @@ func BenchmarkIsolation(b *testing.B) {
 			var floodOut bytes.Buffer
 			if phase == "flooded" {
 				// Bounded: it stops by itself after ten minutes if not stopped first.
-				flood = exec.CommandContext(ctx, loadgen, "load", "-url", readURL, "-body", isolationBoard,
-					"-c", strconv.Itoa(conns), "-d", "10m")
+				name, args := loadgen, []string{"load", "-url", readURL, "-body", isolationBoard, "-c", strconv.Itoa(conns), "-d", "10m"}
+				if readCPUs != "" {
+					name, args = "taskset", append([]string{"-c", readCPUs, loadgen}, args...)
+				}
+				flood = exec.CommandContext(ctx, name, args...)
 				flood.Stdout, flood.Stderr = &floodOut, &floodOut
 				flood.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 				if err := flood.Start(); err != nil {
@@ -306,18 +312,20 @@ func freeAddr(b *testing.B) string {
 // startInCgroup runs binary with args, its log in logPath, inside the cgroup directory
 // cgroup (unless ""): a shell writes its own PID into cgroup.procs and then execs the
 // binary, so that the process starts under the quota (as in a Pod, where the Go runtime
-// sizes GOMAXPROCS from it at start). It gets SIGTERM when ctx ends, SIGKILL when this
-// process dies. The channel has its exit.
-func startInCgroup(ctx context.Context, b *testing.B, cgroup, logPath, binary string, args ...string) <-chan error {
+// sizes GOMAXPROCS from it at start); on the CPUs cpus (a taskset list) unless "". It
+// gets SIGTERM when ctx ends, SIGKILL when this process dies. The channel has its exit.
+func startInCgroup(ctx context.Context, b *testing.B, cgroup, cpus, logPath, binary string, args ...string) <-chan error {
 	b.Helper()
 	log, err := os.Create(logPath)
 	if err != nil {
 		b.Fatal(err)
 	}
 	name, argv := binary, args
+	if cpus != "" {
+		name, argv = "taskset", append([]string{"-c", cpus, binary}, args...)
+	}
 	if cgroup != "" {
-		name = "/bin/sh"
-		argv = append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, cgroup, binary}, args...)
+		name, argv = "/bin/sh", append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, cgroup, name}, argv...)
 	}
 	cmd := exec.CommandContext(ctx, name, argv...)
 	cmd.Stdout, cmd.Stderr = log, log
