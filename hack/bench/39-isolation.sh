@@ -66,8 +66,14 @@ cg_op="$cg_root/podium-bench-operator-$$"
 cg_read="$cg_root/podium-bench-read-$$"
 
 work=$(mktemp -d)
+bench_pid=""
 cleanup() {
-  # The benchmark stops its processes; anything left in the cgroups is ours: end it.
+  # The benchmark stops its processes (and its control plane) on SIGTERM; anything left
+  # in the cgroups is ours: end it.
+  if [ -n "$bench_pid" ] && kill -0 "$bench_pid" 2>/dev/null; then
+    kill -TERM "$bench_pid" 2>/dev/null || true
+    for _ in $(seq 150); do kill -0 "$bench_pid" 2>/dev/null || break; sleep 0.2; done
+  fi
   for cg in "$cg_op" "$cg_read"; do
     [ -d "$cg" ] || continue
     for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
@@ -112,8 +118,13 @@ echo "== $(uptime | sed 's/.*load/load/')"
 PODIUM_ISOLATION_BIN="$work" PODIUM_ISOLATION_LOGS="$work" PODIUM_BENCH_N="$N" PODIUM_ISOLATION_ROWS="$ROWS" \
   PODIUM_FLOOD_CONNS="$FLOOD_CONNS" PODIUM_CGROUP_OPERATOR="$cg_op" PODIUM_CGROUP_READ="$cg_read" \
   PODIUM_ISOLATION_ORDER="${ORDER:-}" PODIUM_READ_CPUS="$read_cpus" \
-  "${pin[@]}" "$work/delivery.test" -test.run '^$' -test.bench '^BenchmarkIsolation$' -test.benchtime 1x -test.count 1 -test.timeout 60m 2>&1 |
-  tee "$work/bench.out" | awk '
+  "${pin[@]}" "$work/delivery.test" -test.run '^$' -test.bench '^BenchmarkIsolation$' -test.benchtime 1x -test.count 1 -test.timeout 60m \
+  >"$work/bench.out" 2>&1 &
+bench_pid=$!
+status=0
+wait "$bench_pid" || status=$?
+bench_pid=""
+awk '
   /^flood / { print "   " $0; next }
   /^BenchmarkIsolation\// {
     split("", m)
@@ -124,8 +135,7 @@ PODIUM_ISOLATION_BIN="$work" PODIUM_ISOLATION_LOGS="$work" PODIUM_BENCH_N="$N" P
     else
       printf "%-40s p50 %7.2f  p99 %7.2f ms  refused %d\n", name, m["p50-ms"], m["p99-ms"], m["refused"]
     next }
-  /^(FAIL|---|panic|ok|PASS)/ || /_test.go:/ { print }'
-status=${PIPESTATUS[0]}
+  /^(FAIL|---|panic|ok|PASS)/ || /_test.go:/ { print }' "$work/bench.out"
 echo "== $(uptime | sed 's/.*load/load/')"
 if [ "$status" != 0 ]; then
   echo "!! the benchmark failed; its output and the processes' logs:" >&2

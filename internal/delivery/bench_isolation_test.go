@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -75,7 +76,9 @@ func BenchmarkIsolation(b *testing.B) {
 	readCPUs := os.Getenv("PODIUM_READ_CPUS")
 	gomega.RegisterFailHandler(func(message string, _ ...int) { b.Fatal(message) })
 	logf.SetLogger(logr.Discard())
-	ctx, cancel = context.WithCancel(context.Background())
+	// SIGINT or SIGTERM (the script's clean-up) ends the run through its deferred stops:
+	// envtest's kube-apiserver and etcd do not end with this process.
+	ctx, cancel = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	var err error
 	if testEnv, cfg, err = testenv.Start(); err != nil {
@@ -145,6 +148,9 @@ func BenchmarkIsolation(b *testing.B) {
 	// is written and adopted after the answer, as in BenchmarkAdmission), and says how
 	// long the create call took and whether it was refused.
 	create := func(name string, annotations map[string]string) (time.Duration, bool) {
+		if ctx.Err() != nil {
+			b.Fatal("interrupted")
+		}
 		start := time.Now()
 		created, err := p.CS.BatchV1().Jobs(o.Name).Create(ctx, job(name, annotations), metav1.CreateOptions{})
 		took := time.Since(start)
