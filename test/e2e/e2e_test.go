@@ -666,6 +666,12 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 	})
 
 	It("verifies the row a run Podium admitted writes with the CLI, and not a row from a Pod it did not admit", verifiedRowsOnARealNode)
+
+	// Last: they delete a read replica and scale the operator to 0, and leave both as
+	// they found them (survive_test.go).
+	It("loses at most 0.1% of reads when a read replica is deleted under steady load", readReplicaDeletedUnderLoad)
+
+	It("keeps answering public and private reads with the operator scaled to 0, and refuses a Job asking for a secret", operatorScaledToZero)
 })
 
 // orgNamespace is an org namespace as docs/secrets.md ("Known limits") asks platform
