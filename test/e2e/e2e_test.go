@@ -650,11 +650,14 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 
 		By("alice purges her key: it is gone from the pending run's Secret within seconds")
-		Expect(func() map[string][]byte {
+		// The operator writes the run Secret in the background once the Job is stored,
+		// never at admission (docs/design/delivery.md, "When the run Secret is written"):
+		// wait until it holds the key.
+		Eventually(func(g Gomega) {
 			s, err := cs.CoreV1().Secrets(ns).Get(ctx, runSecret, metav1.GetOptions{})
-			Expect(err).NotTo(HaveOccurred())
-			return s.Data
-		}()).To(HaveKeyWithValue(envVar, []byte(value)))
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(s.Data).To(HaveKeyWithValue(envVar, []byte(value)))
+		}).WithTimeout(time.Minute).Should(Succeed())
 		code, body, err := do(c, http.MethodDelete, "/v1/secrets", aliceToken, map[string]any{"env_var": envVar, "purge": true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(code).To(Equal(http.StatusOK), "%s", body)
