@@ -650,11 +650,14 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 
 		By("alice purges her key: it is gone from the pending run's Secret within seconds")
-		Expect(func() map[string][]byte {
+		// The operator writes the run Secret in the background once the Job is stored,
+		// never at admission (docs/design/delivery.md, "When the run Secret is written"):
+		// wait until it holds the key.
+		Eventually(func(g Gomega) {
 			s, err := cs.CoreV1().Secrets(ns).Get(ctx, runSecret, metav1.GetOptions{})
-			Expect(err).NotTo(HaveOccurred())
-			return s.Data
-		}()).To(HaveKeyWithValue(envVar, []byte(value)))
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(s.Data).To(HaveKeyWithValue(envVar, []byte(value)))
+		}).WithTimeout(time.Minute).Should(Succeed())
 		code, body, err := do(c, http.MethodDelete, "/v1/secrets", aliceToken, map[string]any{"env_var": envVar, "purge": true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(code).To(Equal(http.StatusOK), "%s", body)
@@ -666,6 +669,12 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 	})
 
 	It("verifies the row a run Podium admitted writes with the CLI, and not a row from a Pod it did not admit", verifiedRowsOnARealNode)
+
+	// Last: they delete a read replica and scale the operator to 0, and leave both as
+	// they found them (survive_test.go).
+	It("loses at most 0.1% of reads when a read replica is deleted under steady load", readReplicaDeletedUnderLoad)
+
+	It("keeps answering public and private reads with the operator scaled to 0, and refuses a Job asking for a secret", operatorScaledToZero)
 })
 
 // orgNamespace is an org namespace as docs/secrets.md ("Known limits") asks platform
