@@ -103,19 +103,7 @@ func TestReadRoleServesWithoutSecretRights(t *testing.T) {
 	readBody := func(lb *hubv1alpha1.Leaderboard) string {
 		return `{"package":"` + lb.Spec.Package + `","name":"` + lb.Spec.Name + `"}`
 	}
-	post := func(path, body, token string) (int, string) {
-		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
-		g.Expect(err).NotTo(HaveOccurred())
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		g.Expect(err).NotTo(HaveOccurred())
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	post := func(path, body, token string) (int, string) { return postTo(g, base+path, body, token) }
 	// rowsOf reads a board: "<status> <rows>".
 	rowsOf := func(lb *hubv1alpha1.Leaderboard, token string) func() string {
 		return func() string {
