@@ -88,12 +88,14 @@ func kustomized(t *testing.T, kubectl, dir string) []*unstructured.Unstructured 
 	return objects(t, []byte(strings.ReplaceAll(string(out), "image: podium:dev", "image: "+chartRepo+":"+chartTag)))
 }
 
-func TestChartRendersTheInstallersObjects(t *testing.T) {
+// buildInstaller writes dist/install.yaml's content as make build-installer does (image
+// chartRepo:chartTag) into a scratch file and returns it.
+func buildInstaller(t *testing.T) []byte {
+	t.Helper()
 	kubectl, err := testenv.Kubectl()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The installer itself, as make build-installer writes it.
 	installer := filepath.Join(t.TempDir(), "install.yaml")
 	if b, err := exec.Command("bash", filepath.Join(testenv.RepoRoot(), "hack", "build-installer.sh"), kubectl, chartRepo+":"+chartTag, installer).CombinedOutput(); err != nil {
 		t.Fatalf("build-installer: %v\n%s", err, b)
@@ -102,6 +104,16 @@ func TestChartRendersTheInstallersObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data
+}
+
+func TestChartRendersTheInstallersObjects(t *testing.T) {
+	kubectl, err := testenv.Kubectl()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The installer itself, as make build-installer writes it.
+	data := buildInstaller(t)
 	install := objects(t, data)
 	certmanager, prometheus := kustomized(t, kubectl, "certmanager"), kustomized(t, kubectl, "prometheus")
 	// Both overlays: cert-manager's objects and what config/prometheus adds to default.

@@ -1,9 +1,6 @@
 package config_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,8 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"podium.dev/podium/internal/testenv"
 )
 
 // The read tier's ServiceAccount (config/read), as the installer and the chart ship it.
@@ -34,18 +29,7 @@ var reviews = map[string]string{"authentication.k8s.io": "tokenreviews", "author
 // ServiceAccount or to a group it is in, gives it a verb on Secrets or a write verb on
 // anything but TokenReviews and SubjectAccessReviews (docs/deploy.md, "Components").
 func TestReadTierHoldsNoSecretNorWriteVerb(t *testing.T) {
-	kubectl, err := testenv.Kubectl()
-	if err != nil {
-		t.Fatal(err)
-	}
-	installer := filepath.Join(t.TempDir(), "install.yaml")
-	if b, err := exec.Command("bash", filepath.Join(testenv.RepoRoot(), "hack", "build-installer.sh"), kubectl, chartRepo+":"+chartTag, installer).CombinedOutput(); err != nil {
-		t.Fatalf("build-installer: %v\n%s", err, b)
-	}
-	data, err := os.ReadFile(installer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := buildInstaller(t)
 	image := map[string]any{"repository": chartRepo, "tag": chartTag}
 	sets := map[string][]*unstructured.Unstructured{
 		"dist/install.yaml": objects(t, data),
