@@ -67,6 +67,23 @@ var (
 	base, readBase string
 )
 
+// grantJobs gives ServiceAccount ns/sa the verbs on Jobs in ns (Role run-submitter, bound
+// as runner-jobs): what a platform team grants for runs.
+func grantJobs(ns, sa string, verbs ...string) {
+	GinkgoHelper()
+	_, err := cs.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "run-submitter", Namespace: ns},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: verbs}},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "runner-jobs", Namespace: ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "run-submitter"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}
+
 // baseFor is the Service that serves path: the operator's for the paths internal/origin
 // sends to it, the read tier's for every other.
 func baseFor(path string) string {
@@ -456,18 +473,7 @@ var _ = Describe("Podium on a real node", Ordered, func() {
 		_, err := cs.CoreV1().Namespaces().Create(ctx, orgNamespace(ns), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		// The org owner role (Podium's kinds) and what a platform team grants for runs.
-		jobs := &rbacv1.Role{
-			ObjectMeta: metav1.ObjectMeta{Name: "run-submitter", Namespace: ns},
-			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "create"}}},
-		}
-		_, err = cs.RbacV1().Roles(ns).Create(ctx, jobs, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "runner-jobs", Namespace: ns},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "run-submitter"},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}},
-		}, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
+		grantJobs(ns, sa, "get", "list", "create")
 		token, err := testenv.ServiceAccountToken(ctx, cs, ns, sa, "podium-org-owner")
 		Expect(err).NotTo(HaveOccurred())
 

@@ -15,7 +15,6 @@ import (
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -229,17 +228,7 @@ func operatorScaledToZero() {
 	By("an org whose owner stored a hosted secret over HTTP")
 	_, err = cs.CoreV1().Namespaces().Create(ctx, orgNamespace(ns), metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
-	_, err = cs.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "run-submitter", Namespace: ns},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "create", "delete"}}},
-	}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "runner-jobs", Namespace: ns},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "run-submitter"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}},
-	}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
+	grantJobs(ns, sa, "get", "list", "create", "delete")
 	token, err := testenv.ServiceAccountToken(ctx, cs, ns, sa, "podium-org-owner")
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(func(g Gomega) {
