@@ -29,7 +29,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"podium.dev/podium/internal/controllermanager"
-	"podium.dev/podium/internal/delivery"
 	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
@@ -310,7 +309,7 @@ func installWebhook(ctx context.Context, env *envtest.Environment, addr string) 
 		return fmt.Errorf("creating namespace %s: %w", ns.Name, err)
 	}
 	_, port, _ := net.SplitHostPort(addr)
-	if err := testenv.InstallWebhook(ctx, c, "https://localhost:"+port+delivery.WebhookPath); err != nil {
+	if err := testenv.InstallWebhook(ctx, c, "https://localhost:"+port); err != nil {
 		return fmt.Errorf("installing the delivery webhook configuration: %w", err)
 	}
 	return nil

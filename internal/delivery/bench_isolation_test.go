@@ -33,7 +33,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/delivery"
 	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
@@ -130,7 +129,7 @@ func BenchmarkIsolation(b *testing.B) {
 	readKC := readTierKubeconfig(b, filepath.Join(work, "read.kubeconfig"))
 	webhookAddr := freeAddr(b)
 	_, webhookPort, _ := net.SplitHostPort(webhookAddr)
-	if err := testenv.InstallWebhook(ctx, k8sClient, "https://localhost:"+webhookPort+delivery.WebhookPath); err != nil {
+	if err := testenv.InstallWebhook(ctx, k8sClient, "https://localhost:"+webhookPort); err != nil {
 		b.Fatal(err)
 	}
 	loadgen := filepath.Join(bin, "podium-loadgen")

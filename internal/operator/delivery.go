@@ -21,6 +21,7 @@ import (
 	"podium.dev/podium/internal/delivery"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/metrics"
+	"podium.dev/podium/internal/rowadmission"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/servingcert"
 )
@@ -96,7 +97,9 @@ func setupDelivery(mgr manager.Manager, o Options, c *components) error {
 	})
 }
 
-// webhookHandler is the admission webhook (the Injector, timed) at delivery.WebhookPath.
+// webhookHandler serves the admission webhooks: secret delivery (the Injector, timed) at
+// delivery.WebhookPath, and a row's identity and controller reference at its create
+// (rowadmission) at rowadmission.Path.
 func webhookHandler(mgr manager.Manager, c *components, resolver *delivery.Resolver, log logr.Logger) (*http.ServeMux, error) {
 	lc := c.Secrets
 	injector := &delivery.Injector{
@@ -122,8 +125,15 @@ func webhookHandler(mgr manager.Manager, c *components, resolver *delivery.Resol
 	if err != nil {
 		return nil, err
 	}
+	rows, err := admission.StandaloneWebhook(&admission.Webhook{Handler: &rowadmission.Handler{Boards: mgr.GetClient(), Live: mgr.GetAPIReader()}}, admission.StandaloneOptions{
+		Logger: log.WithName("rows"), MetricsPath: rowadmission.Path,
+	})
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.Handle(delivery.WebhookPath, hook)
+	mux.Handle(rowadmission.Path, rows)
 	return mux, nil
 }
 

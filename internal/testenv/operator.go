@@ -65,8 +65,9 @@ func StartOperatorWithDelivery(ctx context.Context, cfg *rest.Config, orphanGrac
 	if err != nil {
 		return nil, err
 	}
-	url := fmt.Sprintf("https://localhost:%d%s", ln.Addr().(*net.TCPAddr).Port, delivery.WebhookPath)
-	if err := InstallWebhook(ctx, c, url); err != nil {
+	base := fmt.Sprintf("https://localhost:%d", ln.Addr().(*net.TCPAddr).Port)
+	url := base + delivery.WebhookPath
+	if err := InstallWebhook(ctx, c, base); err != nil {
 		ln.Close()
 		return nil, err
 	}
@@ -98,15 +99,20 @@ func ShippedWebhook() (*admissionregistrationv1.MutatingWebhookConfiguration, er
 	return cfg, nil
 }
 
-// InstallWebhook creates (or replaces) the shipped MutatingWebhookConfiguration with its
-// Service reference replaced by url and no caBundle: the operator writes that.
-func InstallWebhook(ctx context.Context, c client.Client, url string) error {
+// InstallWebhook creates (or replaces) the shipped MutatingWebhookConfiguration with each
+// webhook's Service reference replaced by base (https://host:port) and the webhook's
+// path, and no caBundle: the operator writes that.
+func InstallWebhook(ctx context.Context, c client.Client, base string) error {
 	cfg, err := ShippedWebhook()
 	if err != nil {
 		return err
 	}
 	for i := range cfg.Webhooks {
-		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url)}
+		path := ""
+		if s := cfg.Webhooks[i].ClientConfig.Service; s != nil && s.Path != nil {
+			path = *s.Path
+		}
+		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(base + path)}
 	}
 	old := &admissionregistrationv1.MutatingWebhookConfiguration{}
 	err = c.Get(ctx, client.ObjectKey{Name: cfg.Name}, old)

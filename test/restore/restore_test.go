@@ -168,12 +168,24 @@ func seed(g Gomega, cl *cluster) {
 			ShowAuthors: true, MetricsSchema: raw(`{"type":"object","properties":{"score":{"type":"number"}}}`),
 			RankBy: []hubv1alpha1.RankRule{{Accessor: "metrics.score", Direction: "desc"}}},
 	})).To(Succeed())
+	// Every write of a row, as a watch sees it, from before the first create.
+	wc, err := client.NewWithWatch(cl.cfg, client.Options{Scheme: scheme.Scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+	w, err := wc.Watch(ctx, &hubv1alpha1.LeaderboardRowList{}, client.InNamespace(org))
+	g.Expect(err).NotTo(HaveOccurred())
+	defer w.Stop()
 	alice := cl.asMember(g)
 	for i, score := range []int{3, 1, 2} {
-		g.Expect(alice.Create(ctx, &hubv1alpha1.LeaderboardRow{
+		r := &hubv1alpha1.LeaderboardRow{
 			ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: fmt.Sprintf("row-%d", i)},
 			Spec:       hubv1alpha1.LeaderboardRowSpec{Leaderboard: "main", Metrics: raw(fmt.Sprintf(`{"score":%d}`, score))},
-		})).To(Succeed())
+		}
+		g.Expect(alice.Create(ctx, r)).To(Succeed())
+		// The operator's admission webhook recorded the row's identity and its board's
+		// controller reference in the create itself (internal/rowadmission).
+		g.Expect(hubv1alpha1.IdentityRecorded(r)).To(BeTrue(), "identity in the create of %s", r.Name)
+		g.Expect(r.Annotations[hubv1alpha1.AnnotationID]).NotTo(Equal(string(r.UID)), "a new id, not the UID")
+		g.Expect(metav1.GetControllerOf(r)).To(HaveField("Name", "main"), "controller of %s", r.Name)
 	}
 	// Rows are valid and their identity recorded before a change makes history.
 	g.Eventually(func(g Gomega) {
@@ -185,6 +197,29 @@ func seed(g Gomega, cl *cluster) {
 			g.Expect(r.Status.ObservedGeneration).To(Equal(r.Generation))
 		}
 	}).WithTimeout(time.Minute).Should(Succeed())
+	// Two writes a row: its create and the operator's status; no metadata write of the
+	// operator's own (docs/performance.md, "Rows in"). Rows 0 and 2 are written by
+	// nobody else; every write of them is an event of the watch.
+	writes := map[string][]*hubv1alpha1.LeaderboardRow{}
+	g.Eventually(func(g Gomega) {
+		for len(w.ResultChan()) > 0 || len(writes["row-0"]) < 2 || len(writes["row-2"]) < 2 {
+			select {
+			case e := <-w.ResultChan():
+				if r, ok := e.Object.(*hubv1alpha1.LeaderboardRow); ok {
+					writes[r.Name] = append(writes[r.Name], r)
+				}
+			case <-time.After(100 * time.Millisecond):
+				g.Expect(writes["row-0"]).To(HaveLen(2))
+				g.Expect(writes["row-2"]).To(HaveLen(2))
+			}
+		}
+	}).Should(Succeed())
+	for _, name := range []string{"row-0", "row-2"} {
+		ws := writes[name]
+		g.Expect(ws).To(HaveLen(2), "%s: its create and its status", name)
+		g.Expect(ws[1].Annotations).To(Equal(ws[0].Annotations), "%s: no metadata write", name)
+		g.Expect(ws[1].OwnerReferences).To(Equal(ws[0].OwnerReferences), "%s: no metadata write", name)
+	}
 	g.Eventually(func() error {
 		r := &hubv1alpha1.LeaderboardRow{}
 		if err := alice.Get(ctx, client.ObjectKey{Namespace: org, Name: "row-1"}, r); err != nil {
