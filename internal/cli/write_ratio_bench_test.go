@@ -88,7 +88,9 @@ func BenchmarkWriteRatio(b *testing.B) {
 	// other: `kubectl apply -f` of the manifest the kubectl run below applies, then one
 	// status update per row by 16 writers.
 	kFloor := kubectlFloor(ctx, b, c, cpuAt, func(manifest string) { run(kubectl, "apply", "-f", manifest) }, dir, n)
-	op, err := testenv.StartOperator(ctx, cfg)
+	// The operator as deployed: it serves the admission webhooks (delivery, and the
+	// row webhook that records a row's id and board in its create).
+	op, err := testenv.StartOperatorWithDelivery(ctx, cfg, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
