@@ -9,8 +9,10 @@ import (
 // A record's identity (docs/operations.md, "What a restore keeps"): the id and the
 // creation time users see are assigned once, when the object is first created, and
 // survive a backup and restore, which gives every object a new metadata.uid and
-// creationTimestamp. The operator records both in annotations the first time it sees an
-// object (the UID and the creationTimestamp of that first object), and admission
+// creationTimestamp. The operator records both in annotations: a row's in its create
+// (its row webhook, internal/rowadmission: a new UUID and the time of the create), any
+// other object's, and a row's the webhook missed, the first time it sees the object (the
+// UID and the creationTimestamp of that first object); and admission
 // (config/admission/record_identity.yaml, and row_metadata.yaml for rows) lets nobody
 // but a restore identity set or change them: the custom verb restore on the kind,
 // which the ClusterRole podium-restorer grants.

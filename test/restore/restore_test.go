@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -276,6 +277,42 @@ func settled(g Gomega, cl *cluster) {
 	}).WithTimeout(2 * time.Minute).Should(Succeed())
 }
 
+// forgedRowIDReissued: with the row webhook up, a member who creates a row claiming
+// another row's id and time still gets neither. The row metadata policy, which the
+// apiserver runs before every mutating webhook, empties them; the webhook then fills
+// nothing (a new UUID would hide the refusal); the operator gives the row its UID as id
+// and says so with an IDReissued event. The row is deleted before the backup.
+func forgedRowIDReissued(g Gomega, cl *cluster) {
+	ctx := context.Background()
+	victim := &hubv1alpha1.LeaderboardRow{}
+	g.Expect(cl.c.Get(ctx, client.ObjectKey{Namespace: org, Name: "row-0"}, victim)).To(Succeed())
+	forged := &hubv1alpha1.LeaderboardRow{
+		ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: "forged", Annotations: map[string]string{
+			hubv1alpha1.AnnotationID: hubv1alpha1.ID(victim), hubv1alpha1.AnnotationCreatedAt: "2020-01-01T00:00:00Z"}},
+		// A board that does not exist: the row is never ranked, so the backup's board
+		// read is as if it had never been.
+		Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "elsewhere", Metrics: raw(`{"score":9}`)},
+	}
+	g.Expect(cl.asMember(g).Create(ctx, forged)).To(Succeed())
+	g.Expect(forged.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationID, ""), "admission emptied the id; the webhook did not fill it")
+	g.Expect(forged.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationCreatedAt, ""))
+	g.Eventually(func(g Gomega) {
+		g.Expect(cl.c.Get(ctx, client.ObjectKeyFromObject(forged), forged)).To(Succeed())
+		g.Expect(forged.Annotations).To(HaveKeyWithValue(hubv1alpha1.AnnotationID, string(forged.UID)))
+		evs := &eventsv1.EventList{}
+		g.Expect(cl.c.List(ctx, evs, client.InNamespace(org))).To(Succeed())
+		reissued := false
+		for _, e := range evs.Items {
+			reissued = reissued || (e.Regarding.Name == "forged" && e.Reason == "IDReissued")
+		}
+		g.Expect(reissued).To(BeTrue(), "an IDReissued event on the row")
+	}).Should(Succeed())
+	g.Expect(cl.c.Delete(ctx, forged)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(cl.c.Get(ctx, client.ObjectKeyFromObject(forged), &hubv1alpha1.LeaderboardRow{}))
+	}).Should(BeTrue())
+}
+
 // orgIdentityHeld checks that the org's id (org_id) is its namespace's UID, recorded on
 // the namespace, and that a cluster user who may update namespaces but holds no restore
 // verb cannot change it: admission puts the recorded id back.
@@ -466,6 +503,7 @@ func TestBackupAndRestore(t *testing.T) {
 	src := startCluster(t, g, nil)
 	seed(g, src)
 	settled(g, src)
+	forgedRowIDReissued(g, src)
 	orgIdentityHeld(g, src)
 	delivered := deliver(g, src, src.member)
 	g.Expect(delivered).To(Equal(map[string]string{"OPENAI_API_KEY": "sk-live-restore-1234", "DECL_KEY": "declared-9012"}))
