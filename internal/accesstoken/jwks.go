@@ -7,6 +7,11 @@ import (
 	"sort"
 )
 
+// JWKSPath is where the operator publishes its public keys as a JWK Set, to anyone
+// (docs/api-keys.md, "The access token"): the read tier reads them from there, and the
+// one origin routes the path to the operator.
+const JWKSPath = "/.well-known/jwks.json"
+
 // JWK is one public key of a JWK Set (RFC 7517; Ed25519 as RFC 8037 writes it).
 type JWK struct {
 	KeyType string `json:"kty"` // "OKP"

@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
 
+	"podium.dev/podium/internal/accesstoken"
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/wire/secretswire"
@@ -64,7 +65,7 @@ func (a *API) Routes() map[string]http.Handler {
 
 // JWKSPath is where the operator publishes the public keys of access tokens as a JWK
 // Set (RFC 7517), to anyone: the read tier checks tokens with them.
-const JWKSPath = "/.well-known/jwks.json"
+const JWKSPath = accesstoken.JWKSPath
 
 // jwks answers the public keys that verify access tokens now: the current key's and,
 // during a rollover, the previous one's. Never a private key.

@@ -4,25 +4,35 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/accesstoken"
+	"podium.dev/podium/internal/testenv"
 )
 
 // Harbor's client exchanges HARBOR_API_KEY at {base}/functions/v1/api-key-exchange for
 // an access token and sends that as the bearer of every request (docs/http-api.md, "Harbor compatibility").
 // This replays its session against /v1 (the /functions/v1 alias serves the same
-// handlers).
+// handlers), through the one base URL in front of the operator and the read tier
+// (suite.Origin), as installed.
 var _ = Describe("Harbor's API-key session", func() {
 	It("exchanges the key for {access_token, expires_in} and works as the key's creator", func() {
 		org := newOrg("harbor-session")
 		owner := newPerson(org, "owner", "podium-org-owner")
 		k := createKey(owner, map[string]any{"name": "harbor"})
 
-		code, out := call(http.MethodPost, "/v1/api-key-exchange", "", map[string]any{"api_key": k.Key})
+		code, out := callOrigin(http.MethodPost, "/v1/api-key-exchange", "", map[string]any{"api_key": k.Key})
 		Expect(code).To(Equal(http.StatusOK), string(out))
 		Expect(keysOf(out)).To(Equal([]string{"access_token", "expires_in", "token_type"}))
 		tok := decode[struct {
@@ -36,10 +46,10 @@ var _ = Describe("Harbor's API-key session", func() {
 		bearer := tok.AccessToken
 
 		By("harbor hub secrets add / list / delete")
-		code, out = call(http.MethodPost, "/v1/secrets", bearer, map[string]any{"env_var": "OPENAI_API_KEY", "value": "sk-harbor-session-0001", "org": org})
+		code, out = callOrigin(http.MethodPost, "/v1/secrets", bearer, map[string]any{"env_var": "OPENAI_API_KEY", "value": "sk-harbor-session-0001", "org": org})
 		Expect(code).To(Equal(http.StatusCreated), string(out))
 		Expect(keysOf(out)).To(Equal([]string{"created_at", "env_var", "id", "job_id", "last_used_at", "org_id", "provider", "scope", "status", "usable", "value_last4"}))
-		code, out = call(http.MethodPost, "/v1/secrets", bearer, map[string]any{"env_var": "OPENAI_API_KEY", "value": "sk-harbor-session-0002", "org": org})
+		code, out = callOrigin(http.MethodPost, "/v1/secrets", bearer, map[string]any{"env_var": "OPENAI_API_KEY", "value": "sk-harbor-session-0002", "org": org})
 		Expect(code).To(Equal(http.StatusConflict), string(out))
 		existing := decode[struct {
 			Error struct {
@@ -48,15 +58,15 @@ var _ = Describe("Harbor's API-key session", func() {
 			}
 		}](out).Error
 		Expect(existing.Code).To(Equal("replacement_required"))
-		code, out = call(http.MethodPost, "/v1/secrets", bearer, map[string]any{"env_var": "OPENAI_API_KEY", "value": "sk-harbor-session-0002", "org": org, "supersede_credential_id": existing.Existing.ID})
+		code, out = callOrigin(http.MethodPost, "/v1/secrets", bearer, map[string]any{"env_var": "OPENAI_API_KEY", "value": "sk-harbor-session-0002", "org": org, "supersede_credential_id": existing.Existing.ID})
 		Expect(code).To(Equal(http.StatusCreated), string(out))
-		code, out = call(http.MethodGet, "/v1/secrets?org="+org, bearer, nil)
+		code, out = callOrigin(http.MethodGet, "/v1/secrets?org="+org, bearer, nil)
 		Expect(code).To(Equal(http.StatusOK), string(out))
 		Expect(keysOf(out)).To(Equal([]string{"secrets"}))
 		Expect(string(out)).To(ContainSubstring(`"value_last4":"0002"`))
 
 		By("preflight")
-		code, out = call(http.MethodPost, "/v1/secrets/preflight", bearer, map[string]any{
+		code, out = callOrigin(http.MethodPost, "/v1/secrets/preflight", bearer, map[string]any{
 			"organization": org,
 			"config":       map[string]any{"agents": []map[string]any{{"name": "a", "model_name": "openai/gpt-5", "secrets": []string{"OPENAI_API_KEY"}}}},
 		})
@@ -64,19 +74,19 @@ var _ = Describe("Harbor's API-key session", func() {
 		Expect(string(out)).To(ContainSubstring(`"ok":true`))
 
 		By("registry credentials, as the key's creator")
-		code, out = call(http.MethodGet, "/v1/registry-credentials?org="+org, bearer, nil)
+		code, out = callOrigin(http.MethodGet, "/v1/registry-credentials?org="+org, bearer, nil)
 		Expect(code).To(Equal(http.StatusOK), string(out))
 		Expect(string(out)).To(MatchJSON(`{"credentials": []}`))
 
-		code, out = call(http.MethodDelete, "/v1/secrets", bearer, map[string]any{"env_var": "OPENAI_API_KEY", "org": org})
+		code, out = callOrigin(http.MethodDelete, "/v1/secrets", bearer, map[string]any{"env_var": "OPENAI_API_KEY", "org": org})
 		Expect(code).To(Equal(http.StatusOK), string(out))
 		Expect(string(out)).To(MatchJSON(`{"affected": 1}`))
 
 		By("revoking the key ends its access tokens too")
-		code, _ = call(http.MethodDelete, "/v1/api-keys", owner.Token, map[string]any{"id": k.ID})
+		code, _ = callOrigin(http.MethodDelete, "/v1/api-keys", owner.Token, map[string]any{"id": k.ID})
 		Expect(code).To(Equal(http.StatusOK))
-		Eventually(func() int { c, _ := call(http.MethodGet, "/v1/secrets?org="+org, bearer, nil); return c }).Should(Equal(http.StatusUnauthorized))
-		code, _ = call(http.MethodPost, "/v1/api-key-exchange", "", map[string]any{"api_key": k.Key})
+		Eventually(func() int { c, _ := callOrigin(http.MethodGet, "/v1/secrets?org="+org, bearer, nil); return c }).Should(Equal(http.StatusUnauthorized))
+		code, _ = callOrigin(http.MethodPost, "/v1/api-key-exchange", "", map[string]any{"api_key": k.Key})
 		Expect(code).To(Equal(http.StatusUnauthorized))
 	})
 
@@ -84,7 +94,7 @@ var _ = Describe("Harbor's API-key session", func() {
 		org := newOrg("harbor-forge")
 		owner := newPerson(org, "owner", "podium-org-owner")
 		k := createKey(owner, map[string]any{})
-		_, out := call(http.MethodPost, "/v1/api-key-exchange", "", map[string]any{"api_key": k.Key})
+		_, out := callOrigin(http.MethodPost, "/v1/api-key-exchange", "", map[string]any{"api_key": k.Key})
 		tok := decode[struct {
 			AccessToken string `json:"access_token"`
 		}](out).AccessToken
@@ -92,10 +102,28 @@ var _ = Describe("Harbor's API-key session", func() {
 		if tampered == tok {
 			tampered = tok[:len(tok)-2] + "BB"
 		}
-		code, _ := call(http.MethodGet, "/v1/api-keys", tampered, nil)
+		code, _ := callOrigin(http.MethodGet, "/v1/api-keys", tampered, nil)
 		Expect(code).To(Equal(http.StatusUnauthorized))
-		code, _ = call(http.MethodGet, "/v1/api-keys", tok, nil)
+		code, _ = callOrigin(http.MethodGet, "/v1/api-keys", tok, nil)
 		Expect(code).To(Equal(http.StatusOK))
+
+		By("the read tier, which checks the signature with the published keys, refuses them too")
+		claims, err := accesstoken.NewClaims(owner.User, k.ID, time.Now(), time.Hour)
+		Expect(err).NotTo(HaveOccurred())
+		underListedKid, err := accesstoken.Sign(accesstoken.SigningKey{ID: kidOf(tok), Private: otherKey()}, claims)
+		Expect(err).NotTo(HaveOccurred())
+		unlistedKey, err := accesstoken.Sign(accesstoken.SigningKey{ID: "not-published", Private: otherKey()}, claims)
+		Expect(err).NotTo(HaveOccurred())
+		rowRead := func(bearer string) int {
+			GinkgoHelper()
+			code, out := callOrigin(http.MethodPost, "/v1/leaderboard-row-read", bearer, map[string]any{"row_id": "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b"})
+			Expect(string(out)).NotTo(ContainSubstring(bearer[len(bearer)-16:]), "the answer names the token")
+			return code
+		}
+		Expect(rowRead(tok)).To(Equal(http.StatusNotFound), "signed in: the row is missing")
+		for name, bad := range map[string]string{"tampered": tampered, "signed by another key under a published kid": underListedKid, "signed by a key the JWK Set does not list": unlistedKey} {
+			Expect(rowRead(bad)).To(Equal(http.StatusUnauthorized), name)
+		}
 	})
 
 	It("rate-limits failed exchanges per client address", func() {
@@ -123,12 +151,15 @@ var _ = Describe("Harbor's API-key session", func() {
 })
 
 // Harbor's hosted client, request by request as harbor/hosted/{api,secrets,
-// registry_credentials,preflight}.py and harbor/auth/tokens.py build them: every URL is
-// {base}/functions/v1/<name>; the exchange sends only the publishable key (header
-// apikey) and {"api_key"}; every other call sends only "Authorization: Bearer <access
-// token>", no org (the key's creator's default organization), and reads the fields
-// below. A 401 makes Harbor re-exchange the key; 401 or 403 at the exchange is "key
-// rejected".
+// registry_credentials,preflight}.py, harbor/hub/leaderboards.py and
+// harbor/auth/tokens.py build them: every URL is {base}/functions/v1/<name>; the exchange
+// sends only the publishable key (header apikey) and {"api_key"}; every other call sends
+// only "Authorization: Bearer <access token>", no org (the key's creator's default
+// organization), and reads the fields below. A 401 makes Harbor re-exchange the key; 401
+// or 403 at the exchange is "key rejected". {base} is the one origin: the exchange,
+// secrets and registry credentials reach the operator, preflight and the leaderboard
+// reads the read tier (its own process, as podium-read), which checks the access token
+// with the operator's published keys and asks the operator whether its key is revoked.
 var _ = Describe("Harbor's hosted client, as it sends", func() {
 	harbor := func(method, path, bearer string, body any) (int, []byte) {
 		GinkgoHelper()
@@ -138,7 +169,7 @@ var _ = Describe("Harbor's hosted client, as it sends", func() {
 			Expect(err).NotTo(HaveOccurred())
 			rd = bytes.NewReader(b)
 		}
-		req, err := http.NewRequestWithContext(ctx, method, op.BaseURL+"/functions/v1"+path, rd)
+		req, err := http.NewRequestWithContext(ctx, method, suite.Origin+"/functions/v1"+path, rd)
 		Expect(err).NotTo(HaveOccurred())
 		if body != nil {
 			req.Header.Set("Content-Type", "application/json") // httpx's json=
@@ -164,10 +195,14 @@ var _ = Describe("Harbor's hosted client, as it sends", func() {
 		} `json:"error"`
 	}
 
-	It("exchanges the key, then stores, lists and deletes secrets and registry credentials and runs preflight", func() {
+	It("exchanges the key, then stores, lists and deletes secrets and registry credentials, runs preflight and reads a private board", func() {
 		org := newOrg("harbor-hosted")
 		owner := newPerson(org, "owner", "podium-org-owner")
 		k := createKey(owner, map[string]any{"name": "harbor"})
+		lb, rows := privateBoard(org)
+
+		By("the read tier behind the origin runs as podium-read, which may get no Secret")
+		Expect(mayGetSecrets(testenv.ReadTierUser)).To(BeFalse())
 
 		By("exchange_api_key: 200 {access_token, expires_in} with expires_in past Harbor's 20 s skew")
 		code, out := harbor(http.MethodPost, "/api-key-exchange", "", map[string]any{"api_key": k.Key})
@@ -313,10 +348,47 @@ var _ = Describe("Harbor's hosted client, as it sends", func() {
 		Expect(code).To(Equal(http.StatusNotFound), string(out))
 		Expect(decode[harborError](out).Error.Code).To(Equal("not_found"))
 
+		By("show / export, list_rows and get_row of a private board with the access token, at the read tier")
+		show := map[string]any{"package": lb.Spec.Package, "name": lb.Spec.Name}
+		Eventually(func(g Gomega) {
+			code, out := harbor(http.MethodPost, "/leaderboard-read", bearer, show)
+			g.Expect(code).To(Equal(http.StatusOK), string(out))
+			g.Expect(decode[boardPage](out).Rows).To(HaveLen(2))
+		}).Should(Succeed())
+		code, out = harbor(http.MethodPost, "/leaderboard-read", bearer, map[string]any{"leaderboard_id": string(lb.UID), "page": 2, "page_size": 1})
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		page := decode[boardPage](out)
+		Expect(page.Rows).To(HaveLen(1))
+		Expect(page.Pagination.Total).To(Equal(2))
+		Expect(page.Pagination.TotalPages).To(Equal(2))
+		code, out = harbor(http.MethodPost, "/leaderboard-row-read", bearer, map[string]any{"row_id": string(rows[0].UID)})
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		Expect(decode[struct{ Row struct{ ID string } }](out).Row.ID).To(Equal(string(rows[0].UID)))
+
+		By("a private board is a 404 to the anonymous, as a missing one")
+		code, out = harbor(http.MethodPost, "/leaderboard-read", "", show)
+		Expect(code).To(Equal(http.StatusNotFound), string(out))
+
+		By("the raw API key as the bearer of a read: the read tier looks it up at the operator")
+		code, out = harbor(http.MethodPost, "/leaderboard-read", k.Key, show)
+		Expect(code).To(Equal(http.StatusOK), string(out))
+		Expect(decode[boardPage](out).Rows).To(HaveLen(2))
+
+		By("the split is real: the operator serves no public read, the read tier no secrets")
+		code, _ = callAt(http.DefaultClient, op.BaseURL, http.MethodPost, "/functions/v1/leaderboard-read", bearer, show)
+		Expect(code).To(Equal(http.StatusNotFound))
+		code, _ = callAt(http.DefaultClient, suite.Read.BaseURL, http.MethodGet, "/functions/v1/secrets?status=active", bearer, nil)
+		Expect(code).To(Equal(http.StatusNotFound))
+
 		By("after revoke: 401 on the bearer (Harbor re-exchanges), then 401 at the exchange (Harbor: key rejected)")
 		code, _ = call(http.MethodDelete, "/v1/api-keys", owner.Token, map[string]any{"id": k.ID})
 		Expect(code).To(Equal(http.StatusOK))
 		Eventually(func() int { c, _ := harbor(http.MethodGet, "/secrets?status=active", bearer, nil); return c }).Should(Equal(http.StatusUnauthorized))
+		By("the read tier refuses the revoked key's token and the key itself within seconds")
+		for _, b := range []string{bearer, k.Key} {
+			Eventually(func() int { c, _ := harbor(http.MethodPost, "/leaderboard-read", b, show); return c }).
+				WithTimeout(10 * time.Second).Should(Equal(http.StatusUnauthorized))
+		}
 		code, out = harbor(http.MethodPost, "/api-key-exchange", "", map[string]any{"api_key": k.Key})
 		Expect(code).To(BeElementOf(http.StatusUnauthorized, http.StatusForbidden), string(out))
 		Expect(string(out)).NotTo(ContainSubstring(k.Key[len(k.Key)-12:]))
@@ -343,4 +415,51 @@ func harborSub(token string) string {
 	Expect(ok).To(BeTrue(), "sub is a string")
 	Expect(sub).NotTo(BeEmpty())
 	return sub
+}
+
+// boardPage is what Harbor's leaderboard client reads of a read.
+type boardPage struct {
+	Rows       []json.RawMessage `json:"rows"`
+	Pagination struct {
+		Total      int `json:"total"`
+		TotalPages int `json:"total_pages"`
+	} `json:"pagination"`
+}
+
+// privateBoard makes, in org, a dataset and a private board of it with two rows.
+func privateBoard(org string) (*hubv1alpha1.Leaderboard, []*hubv1alpha1.LeaderboardRow) {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: "ds"}})).To(Succeed())
+	lb := &hubv1alpha1.Leaderboard{
+		ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: "private"},
+		Spec: hubv1alpha1.LeaderboardSpec{
+			Package: org + "/ds", Name: "private", Title: "Private", Visibility: hubv1alpha1.VisibilityPrivate,
+			Columns: []hubv1alpha1.Column{{ID: "score", Header: "Score", Accessor: "metrics.score", Type: hubv1alpha1.ColumnNumber}},
+			RankBy:  []hubv1alpha1.RankRule{{Accessor: "metrics.score", Direction: hubv1alpha1.Descending}},
+		},
+	}
+	Expect(k8sClient.Create(ctx, lb)).To(Succeed())
+	var rows []*hubv1alpha1.LeaderboardRow
+	for i, score := range []string{"2", "1"} {
+		r := &hubv1alpha1.LeaderboardRow{
+			ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: fmt.Sprintf("r%d", i)},
+			Spec:       hubv1alpha1.LeaderboardRowSpec{Leaderboard: lb.Name, Metrics: &apiextensionsv1.JSON{Raw: []byte(`{"score":` + score + `}`)}},
+		}
+		Expect(k8sClient.Create(ctx, r)).To(Succeed())
+		rows = append(rows, r)
+	}
+	return lb, rows
+}
+
+// mayGetSecrets asks the apiserver whether user may get Secrets in the operator's
+// namespace.
+func mayGetSecrets(user string) bool {
+	GinkgoHelper()
+	sar, err := clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+		Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: testenv.DeliveryNamespace, Verb: "get", Resource: "secrets",
+		}},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return sar.Status.Allowed
 }

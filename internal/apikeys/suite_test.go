@@ -45,7 +45,9 @@ var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
 	var err error
-	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{Operator: true})
+	// Podium split as installed: Harbor's client sees one base URL (suite.Origin) in
+	// front of the operator and the read tier (a process of its own, as podium-read).
+	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{ReadTier: true, Output: GinkgoWriter})
 	Expect(err).NotTo(HaveOccurred())
 	testEnv, cfg, k8sClient, clientset, op = suite.Env, suite.Config, suite.Client, suite.Clientset, suite.Operator
 })
@@ -83,7 +85,21 @@ func call(method, path, token string, body any) (int, []byte) {
 	return callFrom(http.DefaultClient, method, path, token, body)
 }
 
+// callFrom is call with the client hc: the operator sees hc's address (behind the
+// origin it would see the router's).
 func callFrom(hc *http.Client, method, path, token string, body any) (int, []byte) {
+	GinkgoHelper()
+	return callAt(hc, op.BaseURL, method, path, token, body)
+}
+
+// callOrigin sends a JSON request to the one origin, which routes it to the operator or
+// to the read tier by its path, as the chart's Ingress does.
+func callOrigin(method, path, token string, body any) (int, []byte) {
+	GinkgoHelper()
+	return callAt(http.DefaultClient, suite.Origin, method, path, token, body)
+}
+
+func callAt(hc *http.Client, base, method, path, token string, body any) (int, []byte) {
 	GinkgoHelper()
 	var rd io.Reader
 	if body != nil {
@@ -91,7 +107,7 @@ func callFrom(hc *http.Client, method, path, token string, body any) (int, []byt
 		Expect(err).NotTo(HaveOccurred())
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, op.BaseURL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Content-Type", "application/json")
 	if token != "" {

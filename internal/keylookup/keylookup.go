@@ -3,7 +3,10 @@
 // records live in Secrets only the operator may read, so the read tier asks the operator
 // (POST /internal/v1/authenticate, authenticated with the read tier's own ServiceAccount
 // token) who a key or token signs in as. The operator answers the caller's identity,
-// never the key or its record (docs/api-keys.md, "Keys in the read tier").
+// never the key or its record. An access token (a JWT) is checked first in the read tier
+// itself, with the public keys the operator publishes (accesstoken.RemoteKeys): the read
+// tier holds no key that could sign one, and a forged or expired token is refused without
+// a lookup (docs/api-keys.md, "Keys in the read tier").
 package keylookup
 
 import (

@@ -18,6 +18,7 @@ import (
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/client-go/rest"
 
+	"podium.dev/podium/internal/accesstoken"
 	"podium.dev/podium/internal/authn"
 )
 
@@ -32,10 +33,11 @@ const lookupTimeout = 5 * time.Second
 // maxAnswerBytes bounds the operator's answer the read tier reads.
 const maxAnswerBytes = 64 << 10
 
-// Reviewer is the read tier's side: API keys and access tokens are looked up at the
-// operator (Operator + Path), every other token and every access decision goes to Next
-// (the Kubernetes reviewer: TokenReview and SubjectAccessReview, which the read tier
-// may create).
+// Reviewer is the read tier's side: an access token is first checked here with the
+// operator's public keys (Tokens: signature, header, issuer, audience, expiry), then, like
+// an API key, looked up at the operator (Operator + Path), whose word says whether its key
+// is revoked; every other token and every access decision goes to Next (the Kubernetes
+// reviewer: TokenReview and SubjectAccessReview, which the read tier may create).
 type Reviewer struct {
 	Next authn.Reviewer
 	// Operator is the operator's HTTP API, e.g. http://podium.podium-system.svc.
@@ -44,6 +46,9 @@ type Reviewer struct {
 	Token func() (string, error)
 	// Client makes the lookups (nil: a client with lookupTimeout).
 	Client *http.Client
+	// Tokens checks access tokens with the operator's public keys before any lookup (nil:
+	// the keys published at Operator + accesstoken.JWKSPath).
+	Tokens *accesstoken.RemoteKeys
 
 	once    sync.Once
 	answers *utilcache.LRUExpireCache // digest of the token -> *authn.Caller, or nil for a refusal
@@ -54,7 +59,7 @@ func (r *Reviewer) Authenticate(ctx context.Context, token string) (*authn.Calle
 	if !IsKey(token) {
 		return r.Next.Authenticate(ctx, token)
 	}
-	r.once.Do(func() { r.answers = utilcache.NewLRUExpireCache(authn.DefaultCacheSize) })
+	r.once.Do(r.init)
 	sum := sha256.Sum256([]byte(token))
 	d := hex.EncodeToString(sum[:])
 	if v, ok := r.answers.Get(d); ok {
@@ -62,6 +67,18 @@ func (r *Reviewer) Authenticate(ctx context.Context, token string) (*authn.Calle
 			return nil, authn.ErrInvalidToken
 		}
 		return v.(*authn.Caller), nil
+	}
+	if accesstoken.Looks(token) {
+		// The signature, header and claims are the read tier's own check, with public
+		// keys only: a forged, expired or foreign token never reaches the operator. Such
+		// refusals are not kept, so a flood of them cannot push out the answers kept.
+		_, err := r.Tokens.Verify(ctx, token)
+		switch {
+		case errors.Is(err, accesstoken.ErrInvalid):
+			return nil, authn.ErrInvalidToken
+		case err != nil:
+			return nil, err // no key set read yet: try again (503), no refusal
+		}
 	}
 	c, err := r.lookup(ctx, token)
 	switch {
@@ -71,6 +88,13 @@ func (r *Reviewer) Authenticate(ctx context.Context, token string) (*authn.Calle
 		r.answers.Add(d, c, answerTTL)
 	}
 	return c, err
+}
+
+func (r *Reviewer) init() {
+	r.answers = utilcache.NewLRUExpireCache(authn.DefaultCacheSize)
+	if r.Tokens == nil {
+		r.Tokens = &accesstoken.RemoteKeys{URL: strings.TrimSuffix(r.Operator, "/") + accesstoken.JWKSPath, Client: r.Client}
+	}
 }
 
 // Allowed implements authn.Reviewer: the Kubernetes decision for the key's identity.

@@ -44,8 +44,9 @@ func setupAuthn(mgr manager.Manager, o Options, c *components) error {
 }
 
 // setupReadAuthn makes the read tier's reviewer: Kubernetes tokens by its own TokenReview
-// and SubjectAccessReview, API keys and access tokens looked up at the operator
-// (keylookup), since their records are Secrets the read tier may not read.
+// and SubjectAccessReview; access tokens checked with the public keys the operator
+// publishes, then, like API keys, looked up at the operator (keylookup), since their
+// records are Secrets the read tier may not read.
 func setupReadAuthn(mgr manager.Manager, o Options, c *components) error {
 	kube, err := authn.NewKubeReviewer(mgr.GetConfig(), reviewTTL)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"podium.dev/podium/internal/accesstoken"
 )
 
 // OperatorPaths are the paths, under /v1/ and /functions/v1/, that the operator serves:
@@ -22,7 +24,7 @@ var OperatorPaths = []string{"secrets", "registry-credentials", "api-keys", "api
 // JWKSPath is where the operator publishes the public keys that verify its access tokens
 // (docs/api-keys.md); the read tier fetches them from the operator, and clients of the one
 // origin are sent there too.
-const JWKSPath = "/.well-known/jwks.json"
+const JWKSPath = accesstoken.JWKSPath
 
 // ToOperator says whether a request for path goes to the operator.
 func ToOperator(path string) bool {

@@ -41,9 +41,11 @@ type Operator struct {
 func (o *Operator) Err() error { return o.err }
 
 // StartOperator runs the operator against cfg until ctx ends and waits (at most two
-// minutes) until its /readyz answers 200.
+// minutes) until its /readyz answers 200. One process serves everything: the suites read
+// through the operator they start (the read tier serves the same handlers: internal/
+// operator's read-role test, and SuiteOptions.ReadTier).
 func StartOperator(ctx context.Context, cfg *rest.Config) (*Operator, error) {
-	return start(ctx, cfg, operator.Options{})
+	return start(ctx, cfg, operator.Options{PublicRead: true})
 }
 
 // DeliveryNamespace is the test operator's own namespace: where it keeps its webhook
@@ -71,7 +73,7 @@ func StartOperatorWithDelivery(ctx context.Context, cfg *rest.Config, orphanGrac
 		ln.Close()
 		return nil, err
 	}
-	op, err := start(ctx, cfg, operator.Options{Delivery: operator.DeliveryOptions{
+	op, err := start(ctx, cfg, operator.Options{PublicRead: true, Delivery: operator.DeliveryOptions{
 		WebhookListener:      ln,
 		CertSecret:           types.NamespacedName{Namespace: DeliveryNamespace, Name: operator.DefaultCertSecretName},
 		DNSNames:             []string{"localhost"},
@@ -163,9 +165,6 @@ func start(ctx context.Context, cfg *rest.Config, o operator.Options) (*Operator
 	// Ready only once the apiserver admits rows through the policies, as deployed.
 	o.AdmissionProbeNamespace = DeliveryNamespace
 	o.Restartable = true // a test may stop its operator and start another
-	// One process serves everything: the suites read through the operator they start
-	// (the read tier serves the same handlers: internal/operator's read-role test).
-	o.PublicRead = true
 	if o.ReadTierUser == "" {
 		o.ReadTierUser = ReadTierUser // a read tier started beside it may look keys up
 	}

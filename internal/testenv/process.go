@@ -32,21 +32,31 @@ func StartOperatorProcess(ctx context.Context, env *envtest.Environment, cfg *re
 	if err := ensureNamespace(ctx, cfg, DeliveryNamespace); err != nil {
 		return nil, err
 	}
+	return startBinary(ctx, "the operator process", bin, dir, out,
+		"--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+		"--fingerprint-key-secret", DeliveryNamespace+"/"+FingerprintKeySecret, "--admission-probe-namespace", DeliveryNamespace,
+		"--public-read") // as the in-process operator (StartOperator) serves it
+}
+
+// startBinary runs bin/podium-operator with args and its HTTP API on a free 127.0.0.1
+// port until ctx ends (SIGTERM, then SIGKILL after 20 s; SIGKILL when the test process
+// dies), removes dir once it has exited, and waits until its /readyz answers 200; what
+// names it in errors.
+func startBinary(ctx context.Context, what, bin, dir string, out io.Writer, args ...string) (*Operator, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "podium-operator"),
-		"--kubeconfig", kubeconfig, "--http-addr", addr, "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
-		"--fingerprint-key-secret", DeliveryNamespace+"/"+FingerprintKeySecret, "--admission-probe-namespace", DeliveryNamespace,
-		"--public-read") // as the in-process operator (start) serves it
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "podium-operator"), append(args, "--http-addr", addr)...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 20 * time.Second
 	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	done := make(chan struct{})
@@ -56,5 +66,5 @@ func StartOperatorProcess(ctx context.Context, env *envtest.Environment, cfg *re
 		op.err = cmd.Wait()
 		os.RemoveAll(dir)
 	}()
-	return op.awaitReady("the operator process")
+	return op.awaitReady(what)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http/httptest"
+	"net/url"
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -13,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"podium.dev/podium/internal/controllermanager"
+	"podium.dev/podium/internal/operator"
+	"podium.dev/podium/internal/origin"
 	"podium.dev/podium/internal/scheme"
 )
 
@@ -30,6 +34,12 @@ type SuiteOptions struct {
 	Operator    bool
 	Delivery    bool
 	OrphanGrace time.Duration
+	// ReadTier runs Podium split as installed, behind one origin: the operator without
+	// the public read (it serves the secrets and API-key APIs), the read tier as its own
+	// process (StartReadProcess: podium-operator --role=read as podium-read, which may
+	// read no Secret) and internal/origin's router in front of both (Suite.Origin). It
+	// implies Operator; Delivery is not served with it.
+	ReadTier bool
 }
 
 // Suite is what StartSuite started: the control plane (Start) with Podium's org roles
@@ -44,7 +54,12 @@ type Suite struct {
 	// Operator is nil unless SuiteOptions.Operator; Workloads unless SuiteOptions.Workloads.
 	Operator  *Operator
 	Workloads *controllermanager.Process
-	cancel    context.CancelFunc
+	// Read is the read tier and Origin the one base URL routing to it and to Operator,
+	// when SuiteOptions.ReadTier.
+	Read   *Operator
+	Origin string
+	router *httptest.Server
+	cancel context.CancelFunc
 }
 
 // StartSuite starts a Suite. The operator and the controllers run until Stop (or ctx
@@ -87,6 +102,10 @@ func (s *Suite) start(ctx context.Context, o SuiteOptions) error {
 		}
 	}
 	switch {
+	case o.ReadTier && o.Delivery:
+		return errors.New("testenv: SuiteOptions.ReadTier does not serve the delivery webhook")
+	case o.ReadTier:
+		return s.startSplit(ctx, o.Output)
 	case o.Operator && o.Delivery:
 		s.Operator, err = StartOperatorWithDelivery(ctx, s.Config, o.OrphanGrace)
 	case o.Operator:
@@ -95,14 +114,46 @@ func (s *Suite) start(ctx context.Context, o SuiteOptions) error {
 	return err
 }
 
-// Stop stops the operator (waiting until its manager has returned), the controllers and
-// the control plane, in that order.
+// startSplit starts the operator as installed (no public read), the read tier as its own
+// process looking keys up at it, and the origin in front of both.
+func (s *Suite) startSplit(ctx context.Context, out io.Writer) error {
+	var err error
+	if s.Operator, err = start(ctx, s.Config, operator.Options{}); err != nil {
+		return err
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	if s.Read, err = StartReadProcess(ctx, s.Config, s.Operator.BaseURL, out); err != nil {
+		return err
+	}
+	opURL, err := url.Parse(s.Operator.BaseURL)
+	if err != nil {
+		return err
+	}
+	readURL, err := url.Parse(s.Read.BaseURL)
+	if err != nil {
+		return err
+	}
+	s.router = httptest.NewServer(origin.NewRouter(opURL, readURL)) // 127.0.0.1
+	s.Origin = s.router.URL
+	return nil
+}
+
+// Stop stops the origin, the read tier and the operator (waiting until each has
+// returned), the controllers and the control plane, in that order.
 func (s *Suite) Stop() error {
 	if s == nil {
 		return nil
 	}
+	if s.router != nil {
+		s.router.Close()
+	}
 	if s.cancel != nil {
 		s.cancel()
+	}
+	if s.Read != nil {
+		<-s.Read.Done
 	}
 	if s.Operator != nil {
 		<-s.Operator.Done
