@@ -11,7 +11,8 @@
 # The rows are seeded as hack/bench/30-read.sh seeds them (straight into etcd, one put a
 # row; hack/loadgen/etcd.go says why). Env: KUBEBUILDER_ASSETS (control plane),
 # PODIUM_BIN (built binaries), ROWS (default 100000), PROFILE (set: write the replica's
-# CPU profile of its start-up, up to every row served, to this file).
+# CPU profile of its start-up, up to every row served, to this file), TRACE (set: trace
+# the script), KEEP (set: keep the scratch directory with the logs).
 set -euo pipefail
 [ -n "${TRACE:-}" ] && set -x
 cd "$(dirname "$0")/../.."
