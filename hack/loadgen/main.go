@@ -5,6 +5,7 @@
 //	podium-loadgen controlplane -kubeconfig FILE      # until SIGTERM
 //	podium-loadgen seed -kubeconfig FILE -rows N
 //	podium-loadgen await -url URL -total N
+//	podium-loadgen list -kubeconfig FILE [-limit N]
 //	podium-loadgen ceiling -addr ADDR -body FILE
 //	podium-loadgen naive -kubeconfig FILE -addr ADDR
 //	podium-loadgen load -url URL -body JSON -c N -n N | -d DURATION
@@ -20,7 +21,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: podium-loadgen controlplane|seed|await|ceiling|naive|load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: podium-loadgen controlplane|seed|await|list|ceiling|naive|load [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -32,6 +33,7 @@ func main() {
 		"ceiling":      ceiling,
 		"naive":        naive,
 		"load":         load,
+		"list":         list,
 	}
 	cmd, ok := cmds[os.Args[1]]
 	if !ok {
