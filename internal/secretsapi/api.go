@@ -19,6 +19,7 @@ import (
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/secrets"
 	"podium.dev/podium/internal/wire/secretswire"
 )
@@ -160,8 +161,8 @@ func listed(hs *hubv1alpha1.HostedSecret, in listInput, all bool, user string) b
 	switch {
 	case hs.DeletionTimestamp != nil, hs.Status.State == "":
 		return false // being deleted, or a store in flight
-	case (hs.Spec.Type == hubv1alpha1.TypeRegistry) != (in.Scope == hubv1alpha1.ScopeOrg):
-		return false // registry credentials are listed by /v1/registry-credentials only
+	case secretkind.Of(hs) != in.kind():
+		return false // each kind is listed by its own path (registry credentials by /v1/registry-credentials)
 	case in.Status != "all" && string(hs.Status.State) != in.Status:
 		return false
 	case in.Scope != "" && scope != in.Scope:
