@@ -168,15 +168,6 @@ func validateRegistryList(q url.Values) (listInput, error) {
 	return in, errs.err()
 }
 
-// registryRoutes are the handlers of /v1/registry-credentials.
-func (a *API) registryRoutes() map[string]http.Handler {
-	return map[string]http.Handler{
-		"POST /v1/registry-credentials":   http.HandlerFunc(a.storeRegistry),
-		"GET /v1/registry-credentials":    http.HandlerFunc(a.listRegistry),
-		"DELETE /v1/registry-credentials": http.HandlerFunc(a.revokeRegistry),
-	}
-}
-
 func registrySlot(namespace, displayName string) secrets.Slot {
 	return secrets.Slot{Namespace: namespace, Scope: secretkind.Registry.Scope, DisplayName: displayName}
 }
