@@ -271,8 +271,8 @@ func askedTooHigh(r *run) []string {
 	if r.kind == KindCronJob {
 		where = "spec.jobTemplate.metadata.annotations"
 	}
-	return []string{fmt.Sprintf("%s and %s on a %s are read from %s, which its runs copy; on the %s itself they are ignored",
-		hubv1alpha1.AnnotationSecrets, hubv1alpha1.AnnotationRegistryCredentials, r.kind, where, r.kind)}
+	return []string{fmt.Sprintf("%s on a %s are read from %s, which its runs copy; on the %s itself they are ignored",
+		strings.Join(secretkind.AskAnnotations(), " and "), r.kind, where, r.kind)}
 }
 
 func controlledByJob(m *metav1.ObjectMeta) bool {
