@@ -75,11 +75,11 @@ const ReissueWindow = 10 * time.Minute
 const ReissueAfter = 10 * time.Second
 
 // Reissue resolves again, for the requester admission recorded on run (a Job or a Pod,
-// kind), the secrets admission delivered to it (each kind's DeliveredAnnotation,
-// hub.podium.dev/delivered and hub.podium.dev/delivered-registry-credentials: never more), and returns its run
-// Secret, named by the label admission set and owned by run; nil when none of them is
-// still deliverable (revoked, purged, deleted since) or the run carries no delivery
-// record.
+// kind), the secrets admission delivered to it (each kind's DeliveredAnnotation:
+// hub.podium.dev/delivered, hub.podium.dev/delivered-registry-credentials; never
+// more), and returns its run Secret, named by the label admission set and owned by run;
+// nil when none of them is still deliverable (revoked, purged, deleted since) or the run
+// carries no delivery record.
 func (r *Resolver) Reissue(ctx context.Context, kind string, run client.Object) (*corev1.Secret, error) {
 	labels, annotations := run.GetLabels(), run.GetAnnotations()
 	name := labels[hubv1alpha1.LabelRunSecret]
