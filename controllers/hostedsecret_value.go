@@ -16,6 +16,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/secrets"
 )
 
@@ -62,9 +63,9 @@ func (r *HostedSecretReconciler) adoptValue(ctx context.Context, hs *hubv1alpha1
 		return "", &valueProblem{hubv1alpha1.ReasonValueMissing, fmt.Sprintf(
 			"the value in Secret %s key %q is larger than %d bytes", key.Name, dataKey, secrets.MaxValueBytes)}, nil
 	}
-	if hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Status.Fingerprint == "" && r.Keyring != nil {
-		// A registry credential restored without its status: its fingerprint is the
-		// same HMAC under the same (restored) key.
+	if secretkind.Of(hs).Fingerprinted && hs.Status.Fingerprint == "" && r.Keyring != nil {
+		// A fingerprinted secret (a registry credential) restored without its status:
+		// its fingerprint is the same HMAC under the same (restored) key.
 		fp, err := r.Keyring.Fingerprint(ctx, value)
 		if err != nil {
 			return "", nil, err

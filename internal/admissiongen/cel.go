@@ -5,6 +5,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/delivery"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/secrets"
 )
 
@@ -17,9 +18,9 @@ var (
 	requesterKey = hubv1alpha1.AnnotationRequester
 	// recordedKeys are the annotations admission records on a run; with runLabel they
 	// mark it as delivered.
-	recordedKeys = []string{hubv1alpha1.AnnotationRequester, hubv1alpha1.AnnotationDelivered, hubv1alpha1.AnnotationDeliveredRegistry}
-	// askKeys are the annotations that ask for delivery.
-	askKeys = []string{hubv1alpha1.AnnotationSecrets, hubv1alpha1.AnnotationRegistryCredentials}
+	recordedKeys = append([]string{hubv1alpha1.AnnotationRequester}, secretkind.DeliveredAnnotations()...)
+	// askKeys are the annotations that ask for delivery, one per kind of hosted secret.
+	askKeys = secretkind.AskAnnotations()
 )
 
 // envName is what an environment variable name is, as the run policies test a

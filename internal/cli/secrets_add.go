@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/wire/secretswire"
 )
 
@@ -59,7 +60,7 @@ func (o *secretAddOptions) Run(ctx context.Context) error {
 	if o.provider != "" {
 		body.Provider = &o.provider
 	}
-	rec, replaced, err := store[secretswire.Record](ctx, o.app, o.rep, "/v1/secrets", func(org, supersede *string) any {
+	rec, replaced, err := store[secretswire.Record](ctx, o.app, o.rep, secretkind.Env.Path, func(org, supersede *string) any {
 		body.Org, body.SupersedeCredentialID = org, supersede
 		return body
 	}, func(e map[string]any) string { return "the active secret " + ending(e) })

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/wire/secretswire"
 )
 
@@ -29,7 +30,7 @@ func (o *secretDeleteOptions) addFlags(c *cobra.Command) {
 
 // Run revokes (or purges) the secret.
 func (o *secretDeleteOptions) Run(ctx context.Context) error {
-	out, err := call[secretswire.Affected](ctx, o.app, http.MethodDelete, "/v1/secrets", func(org *string) (url.Values, any) {
+	out, err := call[secretswire.Affected](ctx, o.app, http.MethodDelete, secretkind.Env.Path, func(org *string) (url.Values, any) {
 		body := secretswire.RevokeSecret{EnvVar: &o.arg, Purge: &o.purge, Org: org}
 		o.job.scope(&body.Scope, &body.JobID)
 		return nil, body

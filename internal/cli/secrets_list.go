@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/wire/secretswire"
 )
 
@@ -42,7 +43,7 @@ func (o *secretListOptions) Validate() error {
 
 // Run lists the secrets and prints the page asked for.
 func (o *secretListOptions) Run(ctx context.Context) error {
-	out, err := call[secretswire.SecretList](ctx, o.app, http.MethodGet, "/v1/secrets", func(org *string) (url.Values, any) {
+	out, err := call[secretswire.SecretList](ctx, o.app, http.MethodGet, secretkind.Env.Path, func(org *string) (url.Values, any) {
 		q := statusQuery(o.status, org)
 		if o.job.id != "" {
 			q.Set("scope", "job")

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/wire/secretswire"
 )
 
@@ -118,7 +119,7 @@ func (o *registryAddOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rec, replaced, err := store[secretswire.RegistryRecord](ctx, o.app, o.rep, "/v1/registry-credentials", func(org, supersede *string) any {
+	rec, replaced, err := store[secretswire.RegistryRecord](ctx, o.app, o.rep, secretkind.Registry.Path, func(org, supersede *string) any {
 		body.Org, body.SupersedeCredentialID = org, supersede
 		return body
 	}, func(e map[string]any) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/wire/secretswire"
 )
 
@@ -32,7 +33,7 @@ func (o *registryDeleteOptions) addFlags(c *cobra.Command) {
 // Run revokes (or purges) the credential.
 func (o *registryDeleteOptions) Run(ctx context.Context) error {
 	what := fmt.Sprintf("registry credential %q", o.arg)
-	out, err := call[secretswire.Affected](ctx, o.app, http.MethodDelete, "/v1/registry-credentials", func(org *string) (url.Values, any) {
+	out, err := call[secretswire.Affected](ctx, o.app, http.MethodDelete, secretkind.Registry.Path, func(org *string) (url.Values, any) {
 		body := secretswire.RevokeRegistry{Purge: &o.purge, Org: org}
 		if hubv1alpha1.IsUUID(o.arg) {
 			body.CredentialID, what = &o.arg, "registry credential "+o.arg

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/wire/secretswire"
 )
 
@@ -28,7 +29,7 @@ func (o *registryListOptions) addFlags(c *cobra.Command) {
 
 // Run lists the organization's credentials and prints the page asked for.
 func (o *registryListOptions) Run(ctx context.Context) error {
-	out, err := call[secretswire.RegistryList](ctx, o.app, http.MethodGet, "/v1/registry-credentials", func(org *string) (url.Values, any) {
+	out, err := call[secretswire.RegistryList](ctx, o.app, http.MethodGet, secretkind.Registry.Path, func(org *string) (url.Values, any) {
 		return statusQuery(o.status, org), nil
 	})
 	if err != nil {

@@ -75,11 +75,11 @@ const ReissueWindow = 10 * time.Minute
 const ReissueAfter = 10 * time.Second
 
 // Reissue resolves again, for the requester admission recorded on run (a Job or a Pod,
-// kind), the secrets admission delivered to it (hub.podium.dev/delivered and
-// hub.podium.dev/delivered-registry-credentials: never more), and returns its run
-// Secret, named by the label admission set and owned by run; nil when none of them is
-// still deliverable (revoked, purged, deleted since) or the run carries no delivery
-// record.
+// kind), the secrets admission delivered to it (each kind's DeliveredAnnotation:
+// hub.podium.dev/delivered, hub.podium.dev/delivered-registry-credentials; never
+// more), and returns its run Secret, named by the label admission set and owned by run;
+// nil when none of them is still deliverable (revoked, purged, deleted since) or the run
+// carries no delivery record.
 func (r *Resolver) Reissue(ctx context.Context, kind string, run client.Object) (*corev1.Secret, error) {
 	labels, annotations := run.GetLabels(), run.GetAnnotations()
 	name := labels[hubv1alpha1.LabelRunSecret]
@@ -91,13 +91,11 @@ func (r *Resolver) Reissue(ctx context.Context, kind string, run client.Object) 
 	if err != nil {
 		return nil, err
 	}
-	env := recordedList(annotations[hubv1alpha1.AnnotationDelivered])
-	reg := recordedList(annotations[hubv1alpha1.AnnotationDeliveredRegistry])
-	plan.Delivered = slices.DeleteFunc(plan.Delivered, func(d Delivery) bool { return !slices.Contains(env, d.EnvVar) })
-	plan.Pulls = slices.DeleteFunc(plan.Pulls, func(d Delivery) bool {
-		return d.Secret.Spec.Registry == nil || !slices.Contains(reg, d.Secret.Spec.Registry.DisplayName)
+	plan.Delivered = slices.DeleteFunc(plan.Delivered, func(d Delivery) bool {
+		k := d.kind()
+		return !slices.Contains(recordedList(annotations[k.DeliveredAnnotation]), k.Name(&d.Secret.Spec))
 	})
-	if len(plan.Delivered)+len(plan.Pulls) == 0 {
+	if len(plan.Delivered) == 0 {
 		return nil, nil
 	}
 	s := RunSecret(run.GetNamespace(), name, kind, requester, plan)

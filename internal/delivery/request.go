@@ -17,6 +17,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/providers"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/secrets"
 )
 
@@ -55,9 +56,7 @@ type Request struct {
 
 // Asks says whether annotations ask for secrets (or registry credentials) at all.
 func Asks(annotations map[string]string) bool {
-	_, env := annotations[hubv1alpha1.AnnotationSecrets]
-	_, reg := annotations[hubv1alpha1.AnnotationRegistryCredentials]
-	return env || reg
+	return secretkind.AnyAnnotation(annotations, secretkind.AskAnnotations())
 }
 
 // ParseRequest reads the delivery annotations. Nothing in them blocks a run: what cannot

@@ -11,50 +11,86 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/metrics"
 	"podium.dev/podium/internal/providers"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/secrets"
 )
 
 // Delivery is one secret handed to a run.
 type Delivery struct {
-	// EnvVar is the variable of an env secret; for a registry credential
-	// RegistryKeyPrefix and its server (RegistryKey).
+	// EnvVar is the delivery's entry in the run Secret's hub.podium.dev/hosted-secrets
+	// annotation (its kind's FullRunKey): the variable of an env secret; for a registry
+	// credential "registry:" and its server (RegistryKey).
 	EnvVar string
 	Secret *hubv1alpha1.HostedSecret
+	// Kind is the secret's kind; nil is the kind of Secret (secretkind.Of).
+	Kind *secretkind.Kind
 	// value only ever goes into the run Secret's data (RunSecret).
 	value []byte
+}
+
+// kind is the delivered secret's kind.
+func (d Delivery) kind() *secretkind.Kind {
+	if d.Kind != nil {
+		return d.Kind
+	}
+	return secretkind.Of(d.Secret)
 }
 
 // Plan is what a run gets: the secrets delivered and the warnings for what it asked for
 // and does not get.
 type Plan struct {
+	// Delivered are the secrets delivered, of every kind: env secrets in the order
+	// asked, then registry credentials in the order asked.
 	Delivered []Delivery
-	// Pulls are the registry credentials delivered, as one imagePullSecret.
-	Pulls    []Delivery
-	Warnings []string
+	Warnings  []string
 	// Missed says why, for each name asked for and not delivered (its metric).
 	Missed []metrics.NotDeliveredReason
 }
 
+// Of are the deliveries of kind k, in order.
+func (p Plan) Of(k *secretkind.Kind) []Delivery {
+	var out []Delivery
+	for _, d := range p.Delivered {
+		if d.kind() == k {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// NamesOf are the names (the kind's Name: env vars, display names) of the secrets of
+// kind k delivered, in order: what admission records in k's DeliveredAnnotation.
+func (p Plan) NamesOf(k *secretkind.Kind) []string {
+	var out []string
+	for _, d := range p.Of(k) {
+		out = append(out, k.Name(&d.Secret.Spec))
+	}
+	return out
+}
+
+// Keys are the run Secret keys (EnvVar without the kind's RunKeyPrefix) of the
+// deliveries of form f, in order.
+func (p Plan) Keys(f secretkind.Form) []string {
+	var out []string
+	for _, d := range p.Delivered {
+		if k := d.kind(); k.Form == f {
+			out = append(out, strings.TrimPrefix(d.EnvVar, k.RunKeyPrefix))
+		}
+	}
+	return out
+}
+
 // Names are the delivered environment variables, in the order asked.
-func (p Plan) Names() []string {
-	out := make([]string, len(p.Delivered))
-	for i, d := range p.Delivered {
-		out[i] = d.EnvVar
+func (p Plan) Names() []string { return p.Keys(secretkind.FormEnv) }
+
+// counts are the deliveries by kind (spec.type), for metrics.CountDelivery.
+func (p Plan) counts() map[hubv1alpha1.SecretType]int {
+	out := map[hubv1alpha1.SecretType]int{}
+	for _, d := range p.Delivered {
+		out[d.kind().Type]++
 	}
 	return out
 }
-
-// RegistryNames are the display names of the registry credentials delivered.
-func (p Plan) RegistryNames() []string {
-	out := make([]string, len(p.Pulls))
-	for i, d := range p.Pulls {
-		out[i] = d.Secret.Spec.Registry.DisplayName
-	}
-	return out
-}
-
-// All are every secret the plan delivers.
-func (p Plan) All() []Delivery { return append(append([]Delivery(nil), p.Delivered...), p.Pulls...) }
 
 // Resolver chooses the secret of each name a run asks for.
 type Resolver struct {
@@ -116,7 +152,7 @@ func (r *Resolver) Resolve(ctx context.Context, namespace, requester string, req
 	// gets them (docs/secrets.md, "Registry credentials").
 	servers := map[string]string{}
 	for _, name := range req.Registry {
-		d, err := r.active(ctx, secrets.Slot{Namespace: namespace, Scope: hubv1alpha1.ScopeOrg, DisplayName: name})
+		d, err := r.active(ctx, secrets.Slot{Namespace: namespace, Scope: secretkind.Registry.Scope, DisplayName: name})
 		if err != nil {
 			return Plan{}, err
 		}
@@ -132,8 +168,8 @@ func (r *Resolver) Resolve(ctx context.Context, namespace, requester string, req
 			continue
 		}
 		servers[server] = name
-		d.EnvVar = RegistryKey(server)
-		plan.Pulls = append(plan.Pulls, *d)
+		d.EnvVar = secretkind.Registry.FullRunKey(&d.Secret.Spec)
+		plan.Delivered = append(plan.Delivered, *d)
 	}
 	return plan, nil
 }

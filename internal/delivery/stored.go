@@ -16,6 +16,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/providers"
+	"podium.dev/podium/internal/secretkind"
 )
 
 // Admission answers anyone who reaches the webhook's port: the AdmissionReview carries
@@ -35,8 +36,8 @@ type stored struct {
 	// name is the run's name, "" when the request had none (generateName).
 	name      string
 	requester string
-	// recorded are the delivered lists admission recorded (AnnotationDelivered,
-	// AnnotationDeliveredRegistry), when it did.
+	// recorded are the delivered lists admission recorded (each kind's
+	// DeliveredAnnotation), when it did.
 	recorded map[string]string
 	// runSecret is the run Secret name admission chose, "" when nothing was delivered.
 	runSecret string
@@ -45,7 +46,7 @@ type stored struct {
 // recorded returns the delivered lists admission recorded on m.
 func recorded(m *metav1.ObjectMeta) map[string]string {
 	out := map[string]string{}
-	for _, k := range []string{hubv1alpha1.AnnotationDelivered, hubv1alpha1.AnnotationDeliveredRegistry} {
+	for _, k := range secretkind.DeliveredAnnotations() {
 		if v, ok := m.Annotations[k]; ok {
 			out[k] = v
 		}
@@ -62,7 +63,7 @@ func (want stored) matches(o client.Object) bool {
 	if a[hubv1alpha1.AnnotationRequester] != want.requester || o.GetLabels()[hubv1alpha1.LabelRunSecret] != want.runSecret || !Asks(a) {
 		return false
 	}
-	for _, k := range []string{hubv1alpha1.AnnotationDelivered, hubv1alpha1.AnnotationDeliveredRegistry} {
+	for _, k := range secretkind.DeliveredAnnotations() {
 		v, ok := a[k]
 		w, wok := want.recorded[k]
 		if ok != wok || v != w {

@@ -16,6 +16,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/metrics"
+	"podium.dev/podium/internal/secretkind"
 )
 
 // WebhookPath is where the operator serves the mutating webhook of runs and templates.
@@ -142,7 +143,7 @@ func (in *Injector) create(ctx context.Context, req admission.Request) admission
 	}
 	warnings := plan.Warnings
 	var secret *corev1.Secret
-	if len(plan.Delivered)+len(plan.Pulls) > 0 {
+	if len(plan.Delivered) > 0 {
 		var more []string
 		secret, more = in.deliver(req, r, requester, plan)
 		warnings = append(warnings, more...)
@@ -160,16 +161,19 @@ func (in *Injector) deliver(req admission.Request, r *run, requester string, pla
 	secret := RunSecret(req.Namespace, name, r.kind, requester, plan)
 	setMap(&r.meta.Labels, hubv1alpha1.LabelRunSecret, name)
 	var warnings []string
-	if len(plan.Delivered) > 0 {
-		r.record(hubv1alpha1.AnnotationDelivered, strings.Join(plan.Names(), ","))
-		warnings = InjectEnv(r.spec, name, plan.Names())
+	kv := []any{"kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name, "requester", requester, "runSecret", name}
+	for _, k := range secretkind.Kinds {
+		if names := plan.NamesOf(k); len(names) > 0 {
+			r.record(k.DeliveredAnnotation, strings.Join(names, ","))
+			kv = append(kv, string(k.Type), names)
+		}
 	}
-	if len(plan.Pulls) > 0 {
-		r.record(hubv1alpha1.AnnotationDeliveredRegistry, strings.Join(plan.RegistryNames(), ","))
-		InjectPullSecret(r.spec, name)
+	for _, f := range secretkind.Forms {
+		if keys := plan.Keys(f); len(keys) > 0 {
+			warnings = append(warnings, forms[f].inject(r.spec, name, keys)...)
+		}
 	}
-	in.Log.V(1).Info("Delivering hosted secrets once the run is stored", "kind", r.kind, "namespace", req.Namespace, "name", r.meta.Name,
-		"requester", requester, "runSecret", name, "envVars", plan.Names(), "registryCredentials", plan.RegistryNames())
+	in.Log.V(1).Info("Delivering hosted secrets once the run is stored", kv...)
 	return secret, warnings
 }
 
@@ -180,9 +184,8 @@ func (in *Injector) deliver(req admission.Request, r *run, requester string, pla
 // never stored (refused by a later admission step, or a review no apiserver sent) has no
 // effect (docs/design/delivery.md, "When the run Secret is written").
 func (in *Injector) afterAnswer(want stored, secret *corev1.Secret, plan Plan) {
-	all := plan.All()
-	used := make([]*hubv1alpha1.HostedSecret, len(all))
-	for i, d := range all {
+	used := make([]*hubv1alpha1.HostedSecret, len(plan.Delivered))
+	for i, d := range plan.Delivered {
 		used[i] = d.Secret.DeepCopy() // MarkUsed writes its status; the answer still reads it
 	}
 	inBackground(func(ctx context.Context) {
@@ -198,7 +201,7 @@ func (in *Injector) afterAnswer(want stored, secret *corev1.Secret, plan Plan) {
 				"kind", want.kind, "namespace", want.namespace, "name", want.name)
 			return
 		}
-		metrics.CountDelivery(len(plan.Delivered), len(plan.Pulls), plan.Missed)
+		metrics.CountDelivery(plan.counts(), plan.Missed)
 		if secret == nil {
 			return
 		}
@@ -255,9 +258,7 @@ func (in *Injector) update(req admission.Request) admission.Response {
 // recordsDelivery says whether m carries what admission records on a run it delivered
 // into (copied from a Job's pod template onto its Pods).
 func recordsDelivery(m *metav1.ObjectMeta) bool {
-	_, env := m.Annotations[hubv1alpha1.AnnotationDelivered]
-	_, reg := m.Annotations[hubv1alpha1.AnnotationDeliveredRegistry]
-	return env || reg
+	return secretkind.AnyAnnotation(m.Annotations, secretkind.DeliveredAnnotations())
 }
 
 // askedTooHigh warns when a template kind asks for secrets on its own metadata, which
@@ -270,8 +271,8 @@ func askedTooHigh(r *run) []string {
 	if r.kind == KindCronJob {
 		where = "spec.jobTemplate.metadata.annotations"
 	}
-	return []string{fmt.Sprintf("%s and %s on a %s are read from %s, which its runs copy; on the %s itself they are ignored",
-		hubv1alpha1.AnnotationSecrets, hubv1alpha1.AnnotationRegistryCredentials, r.kind, where, r.kind)}
+	return []string{fmt.Sprintf("%s on a %s are read from %s, which its runs copy; on the %s itself they are ignored",
+		strings.Join(secretkind.AskAnnotations(), " and "), r.kind, where, r.kind)}
 }
 
 func controlledByJob(m *metav1.ObjectMeta) bool {
@@ -283,7 +284,7 @@ func controlledByJob(m *metav1.ObjectMeta) bool {
 	return false
 }
 
-var recordedAnnotations = []string{hubv1alpha1.AnnotationRequester, hubv1alpha1.AnnotationDelivered, hubv1alpha1.AnnotationDeliveredRegistry}
+var recordedAnnotations = append([]string{hubv1alpha1.AnnotationRequester}, secretkind.DeliveredAnnotations()...)
 
 // forget removes every recorded annotation and label a client may have supplied, on
 // the object and its templates.

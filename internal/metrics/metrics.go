@@ -16,6 +16,9 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/secretkind"
 )
 
 // Names of the metrics this package exports. The rule and dashboard tests check every
@@ -32,10 +35,11 @@ const (
 	AdmissionDurationName   = "podium_delivery_admission_duration_seconds"
 )
 
-// Kinds of delivered secrets (label kind of podium_secrets_delivered_total).
+// Kinds of delivered secrets (label kind of podium_secrets_delivered_total): spec.type
+// of every kind of secretkind.Kinds.
 const (
-	KindEnv      = "env"
-	KindRegistry = "registry"
+	KindEnv      = string(hubv1alpha1.TypeEnv)
+	KindRegistry = string(hubv1alpha1.TypeRegistry)
 )
 
 // NotDeliveredReason says why a name a run asked for was not delivered (label reason of
@@ -95,8 +99,8 @@ var (
 )
 
 func init() {
-	for _, kind := range []string{KindEnv, KindRegistry} {
-		secretsDelivered.WithLabelValues(kind)
+	for _, k := range secretkind.Kinds {
+		secretsDelivered.WithLabelValues(string(k.Type))
 	}
 	for _, r := range NotDeliveredReasons {
 		secretsNotDelivered.WithLabelValues(string(r))
@@ -104,11 +108,12 @@ func init() {
 	metrics.Registry.MustRegister(secretsDelivered, secretsNotDelivered, admissionDuration, stateCollector)
 }
 
-// CountDelivery records what one admitted run got: env and registry secrets delivered,
-// and one reason per name it did not get.
-func CountDelivery(env, registry int, missed []NotDeliveredReason) {
-	secretsDelivered.WithLabelValues(KindEnv).Add(float64(env))
-	secretsDelivered.WithLabelValues(KindRegistry).Add(float64(registry))
+// CountDelivery records what one admitted run got: the secrets delivered by kind
+// (spec.type), and one reason per name it did not get.
+func CountDelivery(delivered map[hubv1alpha1.SecretType]int, missed []NotDeliveredReason) {
+	for t, n := range delivered {
+		secretsDelivered.WithLabelValues(string(t)).Add(float64(n))
+	}
 	for _, r := range missed {
 		secretsNotDelivered.WithLabelValues(string(r)).Inc()
 	}

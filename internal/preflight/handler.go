@@ -15,6 +15,7 @@ import (
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/dsversion"
 	"podium.dev/podium/internal/providers"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/secrets"
 )
 
@@ -141,8 +142,9 @@ func (h *Handler) authorize(ctx context.Context, c *authn.Caller, ns string) err
 }
 
 // activeNames are the env vars of the caller's usable user-scope secrets in the org
-// (secrets.Usable: active, and its value present and granted): the secrets a run the
-// caller launches receives. Metadata only, from the cache.
+// (secrets.Usable: active, and its value present and granted) of the kinds a run
+// receives as an environment variable (secretkind.FormEnv): the keys a run the caller
+// launches gets. Metadata only, from the cache.
 func (h *Handler) activeNames(ctx context.Context, ns, user string) (map[string]bool, error) {
 	list := &hubv1alpha1.HostedSecretList{}
 	if err := h.Cache.List(ctx, list, client.InNamespace(ns)); err != nil {
@@ -150,9 +152,10 @@ func (h *Handler) activeNames(ctx context.Context, ns, user string) (map[string]
 	}
 	names := map[string]bool{}
 	for _, hs := range list.Items {
-		if usable, _ := secrets.Usable(&hs); usable &&
+		k := secretkind.Of(&hs)
+		if usable, _ := secrets.Usable(&hs); usable && k.Form == secretkind.FormEnv &&
 			(hs.Spec.Scope == "" || hs.Spec.Scope == hubv1alpha1.ScopeUser) && hs.Spec.Owner == user {
-			names[hs.Spec.EnvVar] = true
+			names[k.RunKey(&hs.Spec)] = true
 		}
 	}
 	return names, nil

@@ -5,12 +5,8 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,53 +15,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"podium.dev/podium/internal/secretkind"
 )
 
-// DockerConfigJSON is the .dockerconfigjson of one registry account, the format the
-// kubelet reads from an imagePullSecret: {"auths": {server: {username, password,
-// auth}}} with auth = base64("username:password").
-func DockerConfigJSON(server, username, password string) ([]byte, error) {
-	type entry struct {
-		Username string `json:"username"`
-		Password string `json:"password"`
-		Auth     string `json:"auth"`
-	}
-	auth := base64.StdEncoding.EncodeToString([]byte(username + ":" + password))
-	b, err := json.Marshal(map[string]map[string]entry{"auths": {server: {username, password, auth}}})
-	if err != nil {
-		// Marshalling strings cannot fail; never wrap err, whatever it says.
-		return nil, errors.New("encoding a registry credential failed")
-	}
-	return b, nil
-}
-
-// RegistryPassword returns the password of server's entry in a .dockerconfigjson (its
-// password field, else the part of auth after the first ':'). ok is false when there
-// is none or the document cannot be read; nothing of the document is ever reported.
-func RegistryPassword(raw []byte, server string) (password string, ok bool) {
-	var cfg struct {
-		Auths map[string]struct {
-			Password string `json:"password"`
-			Auth     string `json:"auth"`
-		} `json:"auths"`
-	}
-	if json.Unmarshal(raw, &cfg) != nil {
-		return "", false
-	}
-	e, ok := cfg.Auths[server]
-	if !ok {
-		return "", false
-	}
-	if e.Password != "" {
-		return e.Password, true
-	}
-	dec, err := base64.StdEncoding.DecodeString(e.Auth)
-	if err != nil {
-		return "", false
-	}
-	_, pw, found := strings.Cut(string(dec), ":")
-	return pw, found && pw != ""
-}
+// DockerConfigJSON and RegistryPassword read and write a registry credential's
+// .dockerconfigjson; their home is the kind table (internal/secretkind).
+var (
+	DockerConfigJSON = secretkind.DockerConfigJSON
+	RegistryPassword = secretkind.RegistryPassword
+)
 
 // FingerprintPrefix starts every fingerprint; it names the function, so that another
 // one can follow without ambiguity.

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/secretkind"
 )
 
 // Slot is where at most one secret may be active: the org (namespace), the scope, the
@@ -42,9 +43,7 @@ func SlotOf(hs *hubv1alpha1.HostedSecret) Slot {
 	case hubv1alpha1.ScopeJob:
 		s.JobID = strings.ToLower(hs.Spec.JobID)
 	case hubv1alpha1.ScopeOrg:
-		if hs.Spec.Registry != nil {
-			s.DisplayName = hs.Spec.Registry.DisplayName
-		}
+		s.DisplayName = secretkind.Of(hs).Name(&hs.Spec)
 	default:
 		s.Owner = hs.Spec.Owner
 	}

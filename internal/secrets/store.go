@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/secretkind"
 )
 
 // SlotIndex is the cache field index of HostedSecrets by "<namespace>/<slot hash>".
@@ -37,11 +38,23 @@ type StoreRequest struct {
 	CreatedBy string
 	// SupersedeID, when set, is the id of the active secret the new one replaces.
 	SupersedeID types.UID
-	// Registry, set for a registry credential (Slot.Scope org), names the registry and
-	// account; the value is then the password and is stored as a .dockerconfigjson.
+	// Kind is the kind of the secret; nil is secretkind.Env. Its Encode makes the value
+	// Secret's data (for a registry credential a .dockerconfigjson of Registry).
+	Kind *secretkind.Kind
+	// Registry names the registry and account of a registry credential (Slot.Scope
+	// org); the value is then the password.
 	Registry *hubv1alpha1.RegistrySpec
-	// Fingerprint is the registry credential's fingerprint (Keyring.Fingerprint).
+	// Fingerprint is the value's fingerprint, for a kind that is Fingerprinted
+	// (Keyring.Fingerprint).
 	Fingerprint string
+}
+
+// kind is the request's kind (secretkind.Env by default).
+func (req StoreRequest) kind() *secretkind.Kind {
+	if req.Kind == nil {
+		return &secretkind.Env
+	}
+	return req.Kind
 }
 
 // ReplacementRequiredError says the slot has an active secret and the request did not
@@ -62,12 +75,12 @@ type Store struct {
 	Seats *Seats
 }
 
-// claim makes hs, a first store, the holder of its empty slot. A registry credential
-// takes one of its organization's seats before it claims its slot; the pointer records
-// which (a swap keeps it).
+// claim makes hs, a first store, the holder of its empty slot. A secret of a Seated kind
+// (a registry credential) takes one of its organization's seats before it claims its
+// slot; the pointer records which (a swap keeps it).
 func (s *Store) claim(ctx context.Context, hs *hubv1alpha1.HostedSecret, req StoreRequest) error {
 	var annotations map[string]string
-	if req.Registry != nil {
+	if req.kind().Seated {
 		if s.Seats == nil {
 			return errors.New("registry credentials are not configured")
 		}
@@ -168,42 +181,36 @@ func (s *Store) unlessHolder(ctx context.Context, hs *hubv1alpha1.HostedSecret, 
 
 // create writes the HostedSecret, its value's Secret (owned by it) and its pending status.
 func (s *Store) create(ctx context.Context, req StoreRequest) (*hubv1alpha1.HostedSecret, error) {
-	base, typ := req.Slot.EnvVar, hubv1alpha1.TypeEnv
-	if req.Registry != nil {
-		base, typ = "registry", hubv1alpha1.TypeRegistry
+	kind := req.kind()
+	spec := hubv1alpha1.HostedSecretSpec{
+		Type:     kind.Type,
+		Registry: req.Registry.DeepCopy(),
+		Scope:    req.Slot.Scope,
+		JobID:    req.Slot.JobID,
+		Owner:    req.Slot.Owner,
+		EnvVar:   req.Slot.EnvVar,
+		Provider: req.Provider,
 	}
-	name := objectName(base)
+	name := objectName(kind.ObjectBase(&spec))
+	spec.SecretRef = s.Place.NewValueRef(name)
 	hs := &hubv1alpha1.HostedSecret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:   req.Slot.Namespace,
 			Name:        name,
 			Annotations: map[string]string{hubv1alpha1.AnnotationCreatedBy: req.CreatedBy},
 		},
-		Spec: hubv1alpha1.HostedSecretSpec{
-			Type:      typ,
-			Registry:  req.Registry.DeepCopy(),
-			Scope:     req.Slot.Scope,
-			JobID:     req.Slot.JobID,
-			Owner:     req.Slot.Owner,
-			EnvVar:    req.Slot.EnvVar,
-			Provider:  req.Provider,
-			SecretRef: s.Place.NewValueRef(name),
-		},
+		Spec: spec,
 	}
 	if err := s.Client.Create(ctx, hs); err != nil {
 		return nil, fmt.Errorf("creating HostedSecret %s/%s: %w", hs.Namespace, name, err)
 	}
 	key, _ := s.Place.Of(hs)
-	secType, data := corev1.SecretTypeOpaque, map[string][]byte{DefaultValueKey: req.Value}
-	if req.Registry != nil {
-		cfg, err := DockerConfigJSON(req.Registry.Server, req.Registry.Username, string(req.Value))
-		if err != nil {
-			s.discard(hs)
-			return nil, err
-		}
-		secType, data = corev1.SecretTypeDockerConfigJson, map[string][]byte{corev1.DockerConfigJsonKey: cfg}
+	data, err := kind.Encode(&hs.Spec, req.Value)
+	if err != nil {
+		s.discard(hs)
+		return nil, err
 	}
-	sec := s.Place.NewValueSecret(hs, key, secType, data)
+	sec := s.Place.NewValueSecret(hs, key, kind.SecretType, data)
 	if err := s.Client.Create(ctx, sec); err != nil {
 		s.discard(hs)
 		return nil, fmt.Errorf("creating the value Secret %s/%s: %w", key.Namespace, key.Name, err)

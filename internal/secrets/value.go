@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/secretkind"
 )
 
 // Value limits (docs/secrets.md: a value is 1 B to 64 KiB).
@@ -25,7 +26,7 @@ const (
 	// short value never leaks whole (or nearly whole).
 	minLast4Runes = 8
 	// DefaultValueKey is the key of the value in its Secret.
-	DefaultValueKey = "value"
+	DefaultValueKey = secretkind.DefaultValueKey
 )
 
 // Last4 returns the last four characters of a value, or "" when the value has fewer than
@@ -43,41 +44,27 @@ func Last4(value []byte) string {
 	return string(r[n-4:])
 }
 
-// DataKey is the key of hs's value in its value Secret: spec.secretRef.key (default
-// "value"), and .dockerconfigjson for a registry credential.
+// DataKey is the key of hs's value in its value Secret (its kind's DataKey:
+// spec.secretRef.key, default "value", for an env secret; .dockerconfigjson for a
+// registry credential).
 func DataKey(hs *hubv1alpha1.HostedSecret) string {
-	if hs.Spec.Type == hubv1alpha1.TypeRegistry {
-		return corev1.DockerConfigJsonKey
-	}
-	if hs.Spec.SecretRef.Key != "" {
-		return hs.Spec.SecretRef.Key
-	}
-	return DefaultValueKey
+	return secretkind.Of(hs).DataKey(&hs.Spec)
 }
 
-// ValueOf returns the value a (granted) value Secret holds for hs: the data under
-// DataKey for an env secret; for a registry credential the password of the entry of
-// spec.registry.server in the .dockerconfigjson. ok is false when there is none.
+// ValueOf returns the value a (granted) value Secret holds for hs: what its kind's
+// Decode reads from the data under DataKey (for a registry credential the password of
+// spec.registry.server's entry). ok is false when there is none.
 func ValueOf(hs *hubv1alpha1.HostedSecret, s *corev1.Secret) (value []byte, ok bool) {
-	raw, ok := s.Data[DataKey(hs)]
+	k := secretkind.Of(hs)
+	raw, ok := s.Data[k.DataKey(&hs.Spec)]
 	if !ok || len(raw) == 0 {
 		return nil, false
 	}
-	if hs.Spec.Type != hubv1alpha1.TypeRegistry {
-		return raw, true
-	}
-	if hs.Spec.Registry == nil {
-		return nil, false
-	}
-	pw, ok := RegistryPassword(raw, hs.Spec.Registry.Server)
-	return []byte(pw), ok && pw != ""
+	return k.Decode(&hs.Spec, raw)
 }
 
-// Subject names what a hosted secret is for, in messages and events: its env var, or
-// "registry credential <display name>".
+// Subject names what a hosted secret is for, in messages and events (its kind's
+// Subject): its env var, or "registry credential <display name>".
 func Subject(hs *hubv1alpha1.HostedSecret) string {
-	if hs.Spec.Registry != nil {
-		return "registry credential " + hs.Spec.Registry.DisplayName
-	}
-	return hs.Spec.EnvVar
+	return secretkind.Of(hs).Subject(&hs.Spec)
 }

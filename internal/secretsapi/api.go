@@ -19,6 +19,7 @@ import (
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/index"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/secrets"
 	"podium.dev/podium/internal/wire/secretswire"
 )
@@ -26,7 +27,8 @@ import (
 // resource is the RBAC resource every secrets decision is about.
 const resource = "hostedsecrets"
 
-// API serves /v1/secrets.
+// API serves the path of each kind of hosted secret: /v1/secrets and
+// /v1/registry-credentials.
 type API struct {
 	Store *secrets.Store
 	// Cache reads the manager's informer caches (HostedSecrets, Namespaces).
@@ -34,21 +36,33 @@ type API struct {
 	Reviewer authn.Reviewer
 	Log      logr.Logger
 	// Keyring fingerprints registry credentials; with Store.Seats it enables
-	// /v1/registry-credentials (registry_api.go).
+	// /v1/registry-credentials (registry.go).
 	Keyring *secrets.Keyring
 }
 
-// Routes are the API's handlers by ServeMux pattern.
-func (a *API) Routes() map[string]http.Handler {
-	routes := map[string]http.Handler{
-		"POST /v1/secrets":   http.HandlerFunc(a.store),
-		"GET /v1/secrets":    http.HandlerFunc(a.list),
-		"DELETE /v1/secrets": http.HandlerFunc(a.revoke),
+// kindHandlers are the handlers of one kind's path: they speak the kind's wire shapes.
+type kindHandlers struct{ store, list, revoke http.HandlerFunc }
+
+// handlers are the handlers of every kind of secretkind.Kinds (TestEveryKindIsServed).
+func (a *API) handlers() map[*secretkind.Kind]kindHandlers {
+	return map[*secretkind.Kind]kindHandlers{
+		&secretkind.Env:      {a.store, a.list, a.revoke},
+		&secretkind.Registry: {a.storeRegistry, a.listRegistry, a.revokeRegistry},
 	}
-	if a.Keyring != nil && a.Store.Seats != nil {
-		for p, h := range a.registryRoutes() {
-			routes[p] = h
+}
+
+// Routes are the API's handlers by ServeMux pattern: POST, GET and DELETE of each
+// kind's Path. A Fingerprinted kind is served only with a Keyring, a Seated one only
+// with Store.Seats.
+func (a *API) Routes() map[string]http.Handler {
+	routes := map[string]http.Handler{}
+	for k, h := range a.handlers() {
+		if (k.Fingerprinted && a.Keyring == nil) || (k.Seated && a.Store.Seats == nil) {
+			continue
 		}
+		routes[http.MethodPost+" "+k.Path] = h.store
+		routes[http.MethodGet+" "+k.Path] = h.list
+		routes[http.MethodDelete+" "+k.Path] = h.revoke
 	}
 	return routes
 }
@@ -160,8 +174,8 @@ func listed(hs *hubv1alpha1.HostedSecret, in listInput, all bool, user string) b
 	switch {
 	case hs.DeletionTimestamp != nil, hs.Status.State == "":
 		return false // being deleted, or a store in flight
-	case (hs.Spec.Type == hubv1alpha1.TypeRegistry) != (in.Scope == hubv1alpha1.ScopeOrg):
-		return false // registry credentials are listed by /v1/registry-credentials only
+	case secretkind.Of(hs) != in.kind():
+		return false // each kind is listed by its own path (registry credentials by /v1/registry-credentials)
 	case in.Status != "all" && string(hs.Status.State) != in.Status:
 		return false
 	case in.Scope != "" && scope != in.Scope:

@@ -15,6 +15,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/secrets"
 	"podium.dev/podium/internal/wire/secretswire"
 )
@@ -161,23 +162,14 @@ func validateRegistryList(q url.Values) (listInput, error) {
 		return listInput{}, err
 	}
 	var errs fieldErrs
-	in := listInput{Status: "active", Scope: hubv1alpha1.ScopeOrg}
+	in := listInput{Kind: &secretkind.Registry, Status: "active", Scope: secretkind.Registry.Scope}
 	in.Status = listStatus(q, &errs)
 	in.Org = orgQuery(q, &errs)
 	return in, errs.err()
 }
 
-// registryRoutes are the handlers of /v1/registry-credentials.
-func (a *API) registryRoutes() map[string]http.Handler {
-	return map[string]http.Handler{
-		"POST /v1/registry-credentials":   http.HandlerFunc(a.storeRegistry),
-		"GET /v1/registry-credentials":    http.HandlerFunc(a.listRegistry),
-		"DELETE /v1/registry-credentials": http.HandlerFunc(a.revokeRegistry),
-	}
-}
-
 func registrySlot(namespace, displayName string) secrets.Slot {
-	return secrets.Slot{Namespace: namespace, Scope: hubv1alpha1.ScopeOrg, DisplayName: displayName}
+	return secrets.Slot{Namespace: namespace, Scope: secretkind.Registry.Scope, DisplayName: displayName}
 }
 
 func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
@@ -196,7 +188,7 @@ func (a *API) storeRegistry(w http.ResponseWriter, r *http.Request) {
 	name := in.Registry.DisplayName
 	hs, old, err := a.Store.Store(r.Context(), secrets.StoreRequest{
 		Slot: registrySlot(org.Name, name), Value: in.Password, CreatedBy: caller.User,
-		SupersedeID: types.UID(in.SupersedeID), Registry: &in.Registry, Fingerprint: fp,
+		SupersedeID: types.UID(in.SupersedeID), Kind: &secretkind.Registry, Registry: &in.Registry, Fingerprint: fp,
 	})
 	switch {
 	case errors.Is(err, secrets.ErrLimitReached):
@@ -226,7 +218,7 @@ func (a *API) listRegistry(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, ok := records(a, w, r, org.Name, func(hs *hubv1alpha1.HostedSecret) bool {
-		return hs.Spec.Type == hubv1alpha1.TypeRegistry && hs.Spec.Registry != nil && listed(hs, in, true, caller.User)
+		return hs.Spec.Registry != nil && listed(hs, in, true, caller.User)
 	}, func(hs *hubv1alpha1.HostedSecret) secretswire.RegistryRecord {
 		return registryRecordOf(hs, hubv1alpha1.ID(org))
 	})
@@ -251,7 +243,7 @@ func (a *API) revokeRegistry(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Like a job-scope secret: whoever stored it, or a holder of manage-others.
-	permit, err := a.permit(r.Context(), caller, org.Name, hubv1alpha1.ScopeOrg)
+	permit, err := a.permit(r.Context(), caller, org.Name, secretkind.Registry.Scope)
 	if err != nil {
 		a.internal(w, r, err)
 		return
@@ -322,7 +314,7 @@ func (a *API) registryByID(r *http.Request, ns, id string) (*hubv1alpha1.HostedS
 	}
 	for i := range hsl.Items {
 		hs := &hsl.Items[i]
-		if publicID(hs) != id || hs.Spec.Type != hubv1alpha1.TypeRegistry || hs.DeletionTimestamp != nil || hs.Status.State == "" {
+		if publicID(hs) != id || secretkind.Of(hs) != &secretkind.Registry || hs.DeletionTimestamp != nil || hs.Status.State == "" {
 			continue
 		}
 		fresh := &hubv1alpha1.HostedSecret{}

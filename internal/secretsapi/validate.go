@@ -9,6 +9,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
+	"podium.dev/podium/internal/secretkind"
 	"podium.dev/podium/internal/secrets"
 	"podium.dev/podium/internal/wire/secretswire"
 )
@@ -33,12 +34,22 @@ type revokeInput struct {
 	Org    orgRef
 }
 
-// listInput is a validated GET /v1/secrets query.
+// listInput is a validated GET /v1/secrets (or /v1/registry-credentials) query.
 type listInput struct {
+	// Kind is the kind of secret listed; nil is secretkind.Env (GET /v1/secrets).
+	Kind   *secretkind.Kind
 	Scope  hubv1alpha1.SecretScope // "" = every scope
 	JobID  string
 	Status string // active, revoked or all
 	Org    orgRef
+}
+
+// kind is the kind of secret the query lists.
+func (in listInput) kind() *secretkind.Kind {
+	if in.Kind == nil {
+		return &secretkind.Env
+	}
+	return in.Kind
 }
 
 // orgRef names the organization of a request: org_id (the namespace's recorded id) or org (its
