@@ -45,6 +45,10 @@ type LeaderboardRowReconciler struct {
 	Workers int
 	// Events may be nil (tests): IDReissued is then not emitted.
 	Events events.EventRecorder
+
+	// ledger records the identity of rows that lack one in their annotations
+	// (SetupWithManager makes it).
+	ledger *rowLedger
 }
 
 // restore: the operator records a row's id and creation time (annotations the row
@@ -52,6 +56,7 @@ type LeaderboardRowReconciler struct {
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows,verbs=get;list;watch;patch;update;restore
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboardrows/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hub.podium.dev,resources=leaderboards,verbs=get;list;watch
+// +kubebuilder:rbac:groups=hub.podium.dev,resources=rowidentityledgers,verbs=get;list;watch;create;update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
@@ -202,7 +207,10 @@ func becameInvalid(old, next hubv1alpha1.LeaderboardRowStatus) bool {
 // patched.
 func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) (bool, error) {
 	base := row.DeepCopy()
-	changed := identityPatch(row, r.Events)
+	changed, err := r.recordIdentity(ctx, row)
+	if err != nil {
+		return false, err
+	}
 	if lb != nil && !controlledBy(row, lb) {
 		dropStaleBoardOwner(row)
 		if err := controllerutil.SetControllerReference(lb, row, r.Scheme()); err != nil {
@@ -221,6 +229,44 @@ func (r *LeaderboardRowReconciler) ensureMetadata(ctx context.Context, row *hubv
 		return false, nil
 	}
 	return true, r.Patch(ctx, row, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+}
+
+// recordIdentity sees that the row's id and creation time are recorded where a backup
+// keeps them, and reports whether it changed the row (in place) for the caller's patch.
+// A row recorded in its annotations (its create through the row webhook, a restore) needs
+// nothing. A row whose id admission refused is given its UID, with an IDReissued event.
+// Any other row lacks them because it was stored before Podium recorded identities, or
+// created while the row webhook could not be reached: if a ledger of its namespace names
+// it with another id, it is that row re-created (a restore without status, or the same
+// name created again, which is then like an update of it) and takes the ledger's
+// identity; else its identity as it is now goes into a ledger, written with many rows at
+// once, and the row is not written at all.
+func (r *LeaderboardRowReconciler) recordIdentity(ctx context.Context, row *hubv1alpha1.LeaderboardRow) (bool, error) {
+	if hubv1alpha1.IdentityRecorded(row) {
+		return false, nil
+	}
+	if hubv1alpha1.IdentityRefused(row) || r.ledger == nil {
+		return identityPatch(row, r.Events), nil
+	}
+	e, held, err := r.ledger.lookup(ctx, row.Namespace, row.Name)
+	switch {
+	case err != nil:
+		return false, err
+	case !held:
+		r.ledger.record(row)
+		return false, nil
+	case e.ID == string(row.UID):
+		return false, nil // the row the ledger recorded
+	}
+	ann := row.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	for k, v := range hubv1alpha1.LedgerAnnotations(e) {
+		ann[k] = v
+	}
+	row.SetAnnotations(ann)
+	return true, nil
 }
 
 func controlledBy(row *hubv1alpha1.LeaderboardRow, lb *hubv1alpha1.Leaderboard) bool {
@@ -249,9 +295,29 @@ func (r *LeaderboardRowReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if workers == 0 {
 		workers = DefaultRowWorkers
 	}
+	r.ledger = newRowLedger(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetClient())
+	if err := mgr.Add(r.ledger); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&hubv1alpha1.LeaderboardRow{}).
 		Watches(&hubv1alpha1.Leaderboard{}, handler.EnqueueRequestsFromMapFunc(r.rowsOfBoard), builder.WithPredicates(schemasChanged())).
+		// A ledger's creation (a restore brings one back) wakes the rows it names; its
+		// updates are the operator's own appends.
+		Watches(&hubv1alpha1.RowIdentityLedger{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			l, ok := o.(*hubv1alpha1.RowIdentityLedger)
+			if !ok {
+				return nil
+			}
+			var reqs []reconcile.Request
+			for _, n := range rowsOfLedger(l) {
+				reqs = append(reqs, reconcile.Request{NamespacedName: n})
+			}
+			return reqs
+		}), builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(event.UpdateEvent) bool { return false },
+			DeleteFunc: func(event.DeleteEvent) bool { return false },
+		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Named("leaderboardrow").
 		Complete(r)

@@ -73,3 +73,31 @@ func IdentityAnnotations(o metav1.Object) map[string]string {
 		AnnotationCreatedAt: CreatedAt(o).UTC().Format(time.RFC3339),
 	}
 }
+
+// LedgerIdentity is the identity the row ledgers of a namespace hold for the row named
+// name (RowIdentityLedger): the entry with the oldest creation time when several name it
+// (a ledger restored from a backup after the operator had already recorded the restored
+// row anew holds the older, true one), the smaller id on a tie.
+func LedgerIdentity(ledgers []RowIdentityLedger, name string) (RowIdentity, bool) {
+	var best RowIdentity
+	found := false
+	for i := range ledgers {
+		e, ok := ledgers[i].Rows[name]
+		if !ok || e.ID == "" {
+			continue
+		}
+		if !found || e.CreatedAt.Before(&best.CreatedAt) || (e.CreatedAt.Equal(&best.CreatedAt) && e.ID < best.ID) {
+			best, found = e, true
+		}
+	}
+	return best, found
+}
+
+// LedgerAnnotations are the annotations that record, on the row itself, the identity a
+// ledger holds for it: what the operator writes on a row re-created from a backup.
+func LedgerAnnotations(e RowIdentity) map[string]string {
+	return map[string]string{
+		AnnotationID:        e.ID,
+		AnnotationCreatedAt: e.CreatedAt.UTC().Format(time.RFC3339),
+	}
+}

@@ -45,3 +45,35 @@ func TestIdentity(t *testing.T) {
 		t.Errorf("IdentityAnnotations (-want +got)\n%s", d)
 	}
 }
+
+func TestLedgerIdentity(t *testing.T) {
+	at := func(y int) metav1.Time { return metav1.NewTime(time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)) }
+	ledger := func(rows map[string]RowIdentity) RowIdentityLedger { return RowIdentityLedger{Rows: rows} }
+	for _, tc := range []struct {
+		name    string
+		ledgers []RowIdentityLedger
+		want    RowIdentity
+		found   bool
+	}{
+		{name: "no ledger", found: false},
+		{name: "another row only", ledgers: []RowIdentityLedger{ledger(map[string]RowIdentity{"other": {ID: "o", CreatedAt: at(2020)}})}},
+		{name: "one entry", ledgers: []RowIdentityLedger{ledger(map[string]RowIdentity{"r": {ID: "a", CreatedAt: at(2024)}})},
+			want: RowIdentity{ID: "a", CreatedAt: at(2024)}, found: true},
+		{name: "the oldest of two ledgers wins (a restored ledger after the operator recorded the row anew)", ledgers: []RowIdentityLedger{
+			ledger(map[string]RowIdentity{"r": {ID: "new", CreatedAt: at(2026)}}),
+			ledger(map[string]RowIdentity{"r": {ID: "old", CreatedAt: at(2024)}}),
+		}, want: RowIdentity{ID: "old", CreatedAt: at(2024)}, found: true},
+		{name: "a tie goes to the smaller id, whatever the order", ledgers: []RowIdentityLedger{
+			ledger(map[string]RowIdentity{"r": {ID: "b", CreatedAt: at(2024)}}),
+			ledger(map[string]RowIdentity{"r": {ID: "a", CreatedAt: at(2024)}}),
+		}, want: RowIdentity{ID: "a", CreatedAt: at(2024)}, found: true},
+		{name: "an empty id is no entry", ledgers: []RowIdentityLedger{ledger(map[string]RowIdentity{"r": {CreatedAt: at(2020)}})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, found := LedgerIdentity(tc.ledgers, "r")
+			if found != tc.found || got.ID != tc.want.ID || !got.CreatedAt.Equal(&tc.want.CreatedAt) {
+				t.Errorf("got %+v %v, want %+v %v", got, found, tc.want, tc.found)
+			}
+		})
+	}
+}

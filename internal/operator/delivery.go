@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -125,7 +126,10 @@ func webhookHandler(mgr manager.Manager, c *components, resolver *delivery.Resol
 	if err != nil {
 		return nil, err
 	}
-	rows, err := admission.StandaloneWebhook(&admission.Webhook{Handler: &rowadmission.Handler{Boards: mgr.GetClient(), Live: mgr.GetAPIReader()}}, admission.StandaloneOptions{
+	rows, err := admission.StandaloneWebhook(&admission.Webhook{Handler: &rowadmission.Handler{Boards: mgr.GetClient(), Live: mgr.GetAPIReader(),
+		Restorer: rowadmission.RestorerCheck(func(ctx context.Context, sar *authorizationv1.SubjectAccessReview) error {
+			return mgr.GetClient().Create(ctx, sar)
+		}, 10*time.Second)}}, admission.StandaloneOptions{
 		Logger: log.WithName("rows"), MetricsPath: rowadmission.Path,
 	})
 	if err != nil {

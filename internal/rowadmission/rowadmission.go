@@ -21,10 +21,13 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"time"
 
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -49,6 +52,13 @@ type Handler struct {
 	// board found nowhere adds no reference (the row controller adds it when the board
 	// appears).
 	Live client.Reader
+	// Restorer says whether the requester may use the verb restore on leaderboardrows in
+	// the namespace (a restore identity). Such a create that sends no identity is a row
+	// restored from a backup made before its identity was in its annotations, or a
+	// cluster admin's: it gets no new id here, and the row controller gives it the
+	// identity a row ledger holds for its name, or records it in one (docs/operations.md,
+	// "Backup and restore"). nil: nobody is.
+	Restorer func(ctx context.Context, user authenticationv1.UserInfo, namespace string) (bool, error)
 	// Now and NewID default to the clock and a random UUID (tests set them).
 	Now   func() time.Time
 	NewID func() string
@@ -79,7 +89,16 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.R
 	}
 	var ops []jsonpatch.JsonPatchOperation
 	if ann := r.Metadata.Annotations; !has(ann, hubv1alpha1.AnnotationID) && !has(ann, hubv1alpha1.AnnotationCreatedAt) {
-		ops = append(ops, h.identity(ann == nil)...)
+		restorer := false
+		if h.Restorer != nil {
+			var err error
+			if restorer, err = h.Restorer(ctx, req.UserInfo, req.Namespace); err != nil {
+				restorer = true // unsure: the row controller records it (a ledger), never a wrong new id
+			}
+		}
+		if !restorer {
+			ops = append(ops, h.identity(ann == nil)...)
+		}
 	}
 	if ref := h.controllerRef(ctx, req.Namespace, r); ref != nil {
 		if len(r.Metadata.OwnerReferences) == 0 {
@@ -150,4 +169,46 @@ func (h *Handler) controllerRef(ctx context.Context, namespace string, r row) *m
 // pointer escapes a map key for a JSON pointer (RFC 6901).
 func pointer(key string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
+}
+
+// RestorerCheck returns a Restorer that asks the apiserver (a SubjectAccessReview made
+// with create) and keeps each answer for ttl: a bulk import asks once per user and
+// namespace, not once per row.
+func RestorerCheck(create func(context.Context, *authorizationv1.SubjectAccessReview) error, ttl time.Duration) func(context.Context, authenticationv1.UserInfo, string) (bool, error) {
+	type answer struct {
+		allowed bool
+		until   time.Time
+	}
+	var mu sync.Mutex
+	answers := map[string]answer{}
+	return func(ctx context.Context, user authenticationv1.UserInfo, namespace string) (bool, error) {
+		key := namespace + "\x00" + user.Username + "\x00" + user.UID + "\x00" + strings.Join(user.Groups, "\x00")
+		now := time.Now()
+		mu.Lock()
+		a, ok := answers[key]
+		mu.Unlock()
+		if ok && now.Before(a.until) {
+			return a.allowed, nil
+		}
+		extra := map[string]authorizationv1.ExtraValue{}
+		for k, v := range user.Extra {
+			extra[k] = authorizationv1.ExtraValue(v)
+		}
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: user.Username, UID: user.UID, Groups: user.Groups, Extra: extra,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: namespace, Verb: hubv1alpha1.VerbRestore, Group: hubv1alpha1.GroupVersion.Group, Resource: "leaderboardrows",
+			},
+		}}
+		if err := create(ctx, sar); err != nil {
+			return false, err
+		}
+		mu.Lock()
+		if len(answers) > 4096 {
+			answers = map[string]answer{}
+		}
+		answers[key] = answer{allowed: sar.Status.Allowed, until: now.Add(ttl)}
+		mu.Unlock()
+		return sar.Status.Allowed, nil
+	}
 }

@@ -3,11 +3,14 @@ package rowadmission
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -157,5 +160,54 @@ func TestRecordedAsTheControllerWould(t *testing.T) {
 	row := &hubv1alpha1.LeaderboardRow{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{hubv1alpha1.AnnotationCreatedAt: at}}}
 	if got := hubv1alpha1.CreatedAt(row); got.IsZero() || time.Since(got.Time) > time.Minute {
 		t.Errorf("created-at %q reads back as %v", at, got)
+	}
+}
+
+// TestRestoreIdentityGetsNoNewID: a restore identity's create that sends no identity is
+// a row restored from a backup older than its recorded identity (or a cluster admin's);
+// it gets no new id, so that the identity its ledger holds can still be given to it. The
+// board reference is added all the same. An unsure answer counts as a restore identity.
+func TestRestoreIdentityGetsNoNewID(t *testing.T) {
+	board := &hubv1alpha1.Leaderboard{ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "main", UID: "board-uid"}}
+	boards := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(board).Build()
+	raw, err := json.Marshal(&hubv1alpha1.LeaderboardRow{ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "r"}, Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		answer func() (bool, error)
+		wantID bool
+	}{
+		{"a member gets a new id", func() (bool, error) { return false, nil }, true},
+		{"a restore identity does not", func() (bool, error) { return true, nil }, false},
+		{"nor does anyone when the review fails", func() (bool, error) { return false, errors.New("apiserver away") }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked authenticationv1.UserInfo
+			h := &Handler{Boards: boards, Restorer: func(_ context.Context, u authenticationv1.UserInfo, ns string) (bool, error) {
+				asked = u
+				if ns != "org" {
+					t.Errorf("asked about namespace %q", ns)
+				}
+				return tc.answer()
+			}}
+			res := h.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+				Operation: admissionv1.Create, Namespace: "org", Name: "r", UserInfo: authenticationv1.UserInfo{Username: "velero"},
+				Resource: metav1.GroupVersionResource{Group: "hub.podium.dev", Version: "v1alpha1", Resource: "leaderboardrows"},
+				Object:   runtime.RawExtension{Raw: raw},
+			}})
+			if asked.Username != "velero" {
+				t.Errorf("asked about %q", asked.Username)
+			}
+			ops, _ := json.Marshal(res.Patches)
+			gotID := strings.Contains(string(ops), "hub.podium.dev~1id") || strings.Contains(string(ops), `"hub.podium.dev/id"`)
+			if gotID != tc.wantID {
+				t.Errorf("patch %s: new id %v, want %v", ops, gotID, tc.wantID)
+			}
+			if !strings.Contains(string(ops), "board-uid") {
+				t.Errorf("patch %s: the board reference is added whoever creates", ops)
+			}
+		})
 	}
 }

@@ -148,15 +148,14 @@ func raw(s string) *apiextensionsv1.JSON { return &apiextensionsv1.JSON{Raw: []b
 // seed makes what a team has after some use: a dataset, a public board whose rows a
 // member created and changed (history), a user-scope secret and a registry credential
 // stored over HTTP, and a declarative secret applied with kubectl.
-func seed(g Gomega, cl *cluster) {
+//
+// seedBoard runs before the operator starts, as an older Podium left them: the org, its
+// dataset and board, and the row row-legacy, stored with no recorded identity (no row
+// webhook, no operator to record it). The operator records it in a ledger
+// (RowIdentityLedger), never on the row; a restore must bring its id back.
+func seedBoard(g Gomega, cl *cluster) {
 	ctx := context.Background()
 	g.Expect(cl.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: org}})).To(Succeed())
-	tok, err := testenv.ServiceAccountToken(ctx, cl.cs, org, member, "podium-org-owner")
-	g.Expect(err).NotTo(HaveOccurred())
-	cl.member = tok
-	g.Expect(cl.c.Create(ctx, rbacRole.DeepCopy())).To(Succeed())
-	g.Expect(cl.c.Create(ctx, rbacBinding.DeepCopy())).To(Succeed())
-
 	g.Expect(cl.c.Create(ctx, &hubv1alpha1.Dataset{
 		ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: "bench"},
 		Spec: hubv1alpha1.DatasetSpec{Versions: []hubv1alpha1.DatasetVersion{
@@ -169,6 +168,35 @@ func seed(g Gomega, cl *cluster) {
 			ShowAuthors: true, MetricsSchema: raw(`{"type":"object","properties":{"score":{"type":"number"}}}`),
 			RankBy: []hubv1alpha1.RankRule{{Accessor: "metrics.score", Direction: "desc"}}},
 	})).To(Succeed())
+	legacy := &hubv1alpha1.LeaderboardRow{
+		ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: "row-legacy"},
+		Spec:       hubv1alpha1.LeaderboardRowSpec{Leaderboard: "main", Metrics: raw(`{"score":0}`)},
+	}
+	g.Expect(cl.c.Create(ctx, legacy)).To(Succeed())
+	g.Expect(legacy.Annotations).NotTo(HaveKey(hubv1alpha1.AnnotationID))
+}
+
+// rowIdentityHeld says whether a row's identity is recorded where a backup keeps it: in
+// its annotations, or in a ledger of its namespace (with its UID: the row as it is).
+func rowIdentityHeld(g Gomega, cl *cluster, r *hubv1alpha1.LeaderboardRow) bool {
+	if hubv1alpha1.IdentityRecorded(r) {
+		return true
+	}
+	ledgers := &hubv1alpha1.RowIdentityLedgerList{}
+	g.Expect(cl.c.List(context.Background(), ledgers, client.InNamespace(r.Namespace))).To(Succeed())
+	e, held := hubv1alpha1.LedgerIdentity(ledgers.Items, r.Name)
+	return held && e.ID == string(r.UID)
+}
+
+// seed makes the rest of the org's state, with the operator running.
+func seed(g Gomega, cl *cluster) {
+	ctx := context.Background()
+	tok, err := testenv.ServiceAccountToken(ctx, cl.cs, org, member, "podium-org-owner")
+	g.Expect(err).NotTo(HaveOccurred())
+	cl.member = tok
+	g.Expect(cl.c.Create(ctx, rbacRole.DeepCopy())).To(Succeed())
+	g.Expect(cl.c.Create(ctx, rbacBinding.DeepCopy())).To(Succeed())
+
 	// Every write of a row, as a watch sees it, from before the first create.
 	wc, err := client.NewWithWatch(cl.cfg, client.Options{Scheme: scheme.Scheme})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -192,9 +220,9 @@ func seed(g Gomega, cl *cluster) {
 	g.Eventually(func(g Gomega) {
 		rows := &hubv1alpha1.LeaderboardRowList{}
 		g.Expect(cl.c.List(ctx, rows, client.InNamespace(org))).To(Succeed())
-		g.Expect(rows.Items).To(HaveLen(3))
+		g.Expect(rows.Items).To(HaveLen(4))
 		for _, r := range rows.Items {
-			g.Expect(hubv1alpha1.IdentityRecorded(&r)).To(BeTrue())
+			g.Expect(rowIdentityHeld(g, cl, &r)).To(BeTrue(), r.Name)
 			g.Expect(r.Status.ObservedGeneration).To(Equal(r.Generation))
 		}
 	}).WithTimeout(time.Minute).Should(Succeed())
@@ -251,15 +279,15 @@ func settled(g Gomega, cl *cluster) {
 	g.Eventually(func(g Gomega) {
 		rows := &hubv1alpha1.LeaderboardRowList{}
 		g.Expect(cl.c.List(ctx, rows, client.InNamespace(org))).To(Succeed())
-		g.Expect(rows.Items).To(HaveLen(3))
+		g.Expect(rows.Items).To(HaveLen(4))
 		for _, r := range rows.Items {
 			g.Expect(r.Status.ObservedGeneration).To(Equal(r.Generation))
 			g.Expect(r.Status.ID).To(Equal(hubv1alpha1.ID(&r)))
-			g.Expect(hubv1alpha1.IdentityRecorded(&r)).To(BeTrue())
+			g.Expect(rowIdentityHeld(g, cl, &r)).To(BeTrue(), r.Name)
 		}
 		lb := &hubv1alpha1.Leaderboard{}
 		g.Expect(cl.c.Get(ctx, client.ObjectKey{Namespace: org, Name: "main"}, lb)).To(Succeed())
-		g.Expect(lb.Status.RankedRows).To(Equal(int32(3)))
+		g.Expect(lb.Status.RankedRows).To(Equal(int32(4)))
 		g.Expect(lb.Labels[hubv1alpha1.LabelID]).To(Equal(hubv1alpha1.ID(lb)))
 		hss := &hubv1alpha1.HostedSecretList{}
 		g.Expect(cl.c.List(ctx, hss, client.InNamespace(org))).To(Succeed())
@@ -416,6 +444,9 @@ var backupKinds = []struct {
 	{"hostedsecrets.hub.podium.dev", hubv1alpha1.GroupVersion.WithKind("HostedSecret")},
 	{"leaderboardrows.hub.podium.dev", hubv1alpha1.GroupVersion.WithKind("LeaderboardRow")},
 	{"leaderboards.hub.podium.dev", hubv1alpha1.GroupVersion.WithKind("Leaderboard")},
+	// After the rows in Velero's order: a restored row the operator sees first is
+	// recorded anew, then takes the older identity its restored ledger holds.
+	{"rowidentityledgers.hub.podium.dev", hubv1alpha1.GroupVersion.WithKind("RowIdentityLedger")},
 	{"leases.coordination.k8s.io", schema.GroupVersionKind{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}},
 	{"rolebindings.rbac.authorization.k8s.io", schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"}},
 	{"roles.rbac.authorization.k8s.io", schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"}},
@@ -500,7 +531,7 @@ func TestBackupAndRestore(t *testing.T) {
 	klog.SetLogger(logf.Log)
 	g := newG(t)
 
-	src := startCluster(t, g, nil)
+	src := startCluster(t, g, func(cl *cluster) { seedBoard(g, cl) })
 	seed(g, src)
 	settled(g, src)
 	forgedRowIDReissued(g, src)
