@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/testenv"
@@ -20,12 +21,17 @@ var _ = Describe("The shipped webhook configuration", func() {
 	It("blocks only runs that ask for secrets when the operator does not answer", func() {
 		down, err := testenv.ShippedWebhook()
 		Expect(err).NotTo(HaveOccurred())
-		Expect(down.Webhooks).To(HaveLen(1))
+		Expect(down.Webhooks).To(HaveLen(2))
+		Expect(down.Webhooks[0].Name).To(Equal("runs.delivery.hub.podium.dev"))
 		Expect(down.Webhooks[0].FailurePolicy).To(Equal(ptr.To(admissionregistrationv1.Fail)))
+		Expect(down.Webhooks[1].Name).To(Equal("rows.identity.hub.podium.dev"))
+		Expect(down.Webhooks[1].FailurePolicy).To(Equal(ptr.To(admissionregistrationv1.Ignore)), "a row's create never waits on the operator")
 		// The same configuration, pointing at a port nothing listens on (port 1). Both
-		// configurations carry the same webhook name; only this one can fail.
+		// configurations carry the same webhook names; only this one can fail.
 		down.Name = "podium-delivery-down"
-		down.Webhooks[0].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://localhost:1/mutate-podium-runs")}
+		for i := range down.Webhooks {
+			down.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://localhost:1" + *down.Webhooks[i].ClientConfig.Service.Path)}
+		}
 		Expect(k8sClient.Create(ctx, down)).To(Succeed())
 		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, down)).To(Succeed()) })
 
@@ -51,6 +57,9 @@ var _ = Describe("The shipped webhook configuration", func() {
 		j := job("plain", nil)
 		_, err = p.CS.BatchV1().Jobs(o.Name).Create(ctx, j, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred(), "neither is such a Job")
+		row := &hubv1alpha1.LeaderboardRow{ObjectMeta: metav1.ObjectMeta{Namespace: o.Name, Name: "row"},
+			Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "board"}}
+		Expect(k8sClient.Create(ctx, row, client.DryRunAll)).To(Succeed(), "a row is created while the row webhook does not answer")
 	})
 
 	It("renders in config/default and, with cert-manager, in config/certmanager", func() {

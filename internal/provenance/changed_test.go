@@ -93,8 +93,8 @@ var _ = Describe("Verified rows of a changed run", func() {
 			rows := publicRows(lb)
 			g.Expect(rows).To(HaveLen(3))
 			for id, r := range rows {
-				g.Expect(r.Verified).To(Equal(id == string(kept.UID)), "row %s", id)
-				if id != string(kept.UID) {
+				g.Expect(r.Verified).To(Equal(id == hubv1alpha1.ID(kept)), "row %s", id)
+				if id != hubv1alpha1.ID(kept) {
 					g.Expect(r.Provenance).To(BeNil())
 				}
 			}

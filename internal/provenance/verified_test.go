@@ -253,7 +253,7 @@ var _ = Describe("Verified rows", func() {
 		Expect(p.DatasetVersionIDs).To(Equal([]string{version}))
 
 		Eventually(func(g Gomega) {
-			r, ok := publicRows(lb)[string(got.UID)]
+			r, ok := publicRows(lb)[hubv1alpha1.ID(got)]
 			g.Expect(ok).To(BeTrue())
 			g.Expect(r.Verified).To(BeTrue())
 			g.Expect(r.Provenance).NotTo(BeNil())
@@ -393,8 +393,8 @@ var _ = Describe("Verified rows", func() {
 		Eventually(func(g Gomega) {
 			rows := publicRows(lb)
 			g.Expect(rows).To(HaveLen(1))
-			g.Expect(rows).To(HaveKey(string(gotRun.UID)))
-			g.Expect(rows[string(gotRun.UID)].Rank).To(Equal(1))
+			g.Expect(rows).To(HaveKey(hubv1alpha1.ID(gotRun)))
+			g.Expect(rows[hubv1alpha1.ID(gotRun)].Rank).To(Equal(1))
 		}).Should(Succeed())
 
 		// The board's policy relaxed: the person's row is ranked again.
