@@ -1,10 +1,8 @@
 package apikeys_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"sort"
@@ -14,24 +12,18 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
 var (
-	cfg       *rest.Config
+	suite     *testenv.Suite
+	ctx       context.Context
 	k8sClient client.Client
 	clientset *kubernetes.Clientset
-	testEnv   *envtest.Environment
-	ctx       context.Context
-	cancel    context.CancelFunc
 	op        *testenv.Operator
-	suite     *testenv.Suite
 )
 
 func TestAPIKeys(t *testing.T) {
@@ -42,19 +34,8 @@ func TestAPIKeys(t *testing.T) {
 var _ = BeforeSuite(func() {
 	SetDefaultEventuallyTimeout(30 * time.Second)
 	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
-	var err error
-	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{Operator: true})
-	Expect(err).NotTo(HaveOccurred())
-	testEnv, cfg, k8sClient, clientset, op = suite.Env, suite.Config, suite.Client, suite.Clientset, suite.Operator
-})
-
-var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
-	}
-	Expect(suite.Stop()).To(Succeed())
+	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{Operator: true})
+	ctx, k8sClient, clientset, op = suite.Ctx, suite.Client, suite.Clientset, suite.Operator
 })
 
 // person is a ServiceAccount of a namespace with a token, bound to an org role.
@@ -85,24 +66,7 @@ func call(method, path, token string, body any) (int, []byte) {
 
 func callFrom(hc *http.Client, method, path, token string, body any) (int, []byte) {
 	GinkgoHelper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		Expect(err).NotTo(HaveOccurred())
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, op.BaseURL+path, rd)
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := hc.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
-	return resp.StatusCode, out
+	return ginkgoenv.Call(ctx, hc, method, op.BaseURL+path, token, body)
 }
 
 // clientFrom is an HTTP client whose connections come from the loopback address ip, so
