@@ -26,14 +26,10 @@ var (
 	op        *testenv.Operator
 )
 
-func TestAPIKeys(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "API Keys Suite")
-}
+func TestAPIKeys(t *testing.T) { ginkgoenv.RunSpecs(t, "API Keys Suite") }
 
 var _ = BeforeSuite(func() {
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 100*time.Millisecond)
 	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{Operator: true})
 	ctx, k8sClient, clientset, op = suite.Ctx, suite.Client, suite.Clientset, suite.Operator
 })
@@ -45,16 +41,13 @@ type person struct {
 
 func newPerson(ns, name, role string) person {
 	GinkgoHelper()
-	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, name, role)
-	Expect(err).NotTo(HaveOccurred())
+	token := ginkgoenv.ServiceAccountToken(ctx, clientset, ns, name, role)
 	return person{NS: ns, Name: name, User: "system:serviceaccount:" + ns + ":" + name, Token: token}
 }
 
 func newOrg(prefix string) string {
 	GinkgoHelper()
-	ns := testenv.Namespace(prefix)
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	return ns.Name
+	return ginkgoenv.CreateNamespace(ctx, k8sClient, prefix).Name
 }
 
 // call sends a JSON request to the operator's HTTP API ("" token: none) from the

@@ -35,14 +35,10 @@ var (
 // orphanGrace is the test operator's wait for a run that never appears.
 const orphanGrace = 3 * time.Second
 
-func TestDelivery(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Secret Delivery Suite")
-}
+func TestDelivery(t *testing.T) { ginkgoenv.RunSpecs(t, "Secret Delivery Suite") }
 
 var _ = BeforeSuite(func() {
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 50*time.Millisecond)
 	// The controllers that make Pods from templates, as their own ServiceAccounts. The
 	// Jobs of the tests that play the Job controller themselves name another manager.
 	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{
@@ -118,8 +114,7 @@ func (w *warningLog) take() []string {
 
 func newPerson(o org, name string) person {
 	GinkgoHelper()
-	token, err := testenv.ServiceAccountToken(ctx, clientset, o.Name, name, "podium-org-member")
-	Expect(err).NotTo(HaveOccurred())
+	token := ginkgoenv.ServiceAccountToken(ctx, clientset, o.Name, name, "podium-org-member")
 	bindRuns(o.Name, o.Name, name)
 	cs, w := clientAs(token)
 	// Wait until the person may submit runs, or a first create can get a 403.

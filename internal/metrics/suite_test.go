@@ -36,14 +36,10 @@ var (
 	metricsURL string
 )
 
-func TestMetrics(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Metrics Suite")
-}
+func TestMetrics(t *testing.T) { ginkgoenv.RunSpecs(t, "Metrics Suite") }
 
 var _ = BeforeSuite(func() {
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 100*time.Millisecond)
 	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{
 		ClusterRoles: []*rbacv1.ClusterRole{{
 			ObjectMeta: metav1.ObjectMeta{Name: "test-run-submitter"},
@@ -107,8 +103,7 @@ type person struct {
 
 func newPerson(ns, name string) person {
 	GinkgoHelper()
-	token, err := testenv.ServiceAccountToken(ctx, suite.Clientset, ns, name, "podium-org-member")
-	Expect(err).NotTo(HaveOccurred())
+	token := ginkgoenv.ServiceAccountToken(ctx, suite.Clientset, ns, name, "podium-org-member")
 	Expect(testenv.BindClusterRole(ctx, suite.Clientset, ns, name+"-runs", "test-run-submitter", ns, name)).To(Succeed())
 	cs, err := testenv.ClientsetAs(suite.Config, token, nil)
 	Expect(err).NotTo(HaveOccurred())

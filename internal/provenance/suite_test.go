@@ -6,7 +6,6 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,14 +26,10 @@ var (
 	op        *testenv.Operator
 )
 
-func TestVerifiedRows(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Verified Rows Suite")
-}
+func TestVerifiedRows(t *testing.T) { ginkgoenv.RunSpecs(t, "Verified Rows Suite") }
 
 var _ = BeforeSuite(func() {
-	SetDefaultEventuallyTimeout(45 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	ginkgoenv.SetEventuallyDefaults(45*time.Second, 100*time.Millisecond)
 	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{
 		ClusterRoles: []*rbacv1.ClusterRole{runSubmitterRole()},
 		Workloads:    testenv.WorkloadControllers,

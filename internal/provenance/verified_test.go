@@ -23,6 +23,7 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 	"podium.dev/podium/internal/wire"
 )
 
@@ -52,14 +53,11 @@ type member struct {
 }
 
 func newOrg() string {
-	ns := testenv.Namespace("org")
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	return ns.Name
+	return ginkgoenv.CreateNamespace(ctx, k8sClient, "org").Name
 }
 
 func newMember(ns, name string) member {
-	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, name, "podium-org-owner")
-	Expect(err).NotTo(HaveOccurred())
+	token := ginkgoenv.ServiceAccountToken(ctx, clientset, ns, name, "podium-org-owner")
 	Expect(testenv.BindClusterRole(ctx, clientset, ns, name+"-runs", "test-run-submitter", ns, name)).To(Succeed())
 	m := member{NS: ns, Name: name, User: "system:serviceaccount:" + ns + ":" + name, C: clientAs(token)}
 	// A new RoleBinding reaches the authorizer a moment after it is created.

@@ -26,14 +26,10 @@ var (
 	op        *testenv.Operator
 )
 
-func TestRunPolicies(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Run Admission Policies Suite")
-}
+func TestRunPolicies(t *testing.T) { ginkgoenv.RunSpecs(t, "Run Admission Policies Suite") }
 
 var _ = BeforeSuite(func() {
-	SetDefaultEventuallyTimeout(60 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	ginkgoenv.SetEventuallyDefaults(60*time.Second, 100*time.Millisecond)
 	// The workload controllers as most clusters run them: each with its own
 	// ServiceAccount's credentials and bootstrap role, so their requests carry the user
 	// names the identity policy exempts.
@@ -89,8 +85,7 @@ type person struct {
 // ClusterRole of extra in ns, and waits until RBAC lets it create Pods.
 func newPerson(ns, name, podiumRole string, extra ...string) person {
 	GinkgoHelper()
-	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, name, podiumRole)
-	Expect(err).NotTo(HaveOccurred())
+	token := ginkgoenv.ServiceAccountToken(ctx, clientset, ns, name, podiumRole)
 	for _, r := range extra {
 		Expect(testenv.BindClusterRole(ctx, clientset, ns, name+"-"+r, r, ns, name)).To(Succeed())
 	}

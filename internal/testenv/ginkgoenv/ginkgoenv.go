@@ -9,16 +9,34 @@ package ginkgoenv
 import (
 	"context"
 	"net/http"
+	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"podium.dev/podium/internal/testenv"
 )
+
+// RunSpecs runs the package's Ginkgo suite from its go test function, Gomega's failures
+// failing the running spec.
+func RunSpecs(t *testing.T, description string) bool {
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	return ginkgo.RunSpecs(t, description)
+}
+
+// SetEventuallyDefaults sets how long Eventually waits and how often it polls when a
+// spec does not say: the suite's bound on what the shared machine may take, never a
+// fixed sleep.
+func SetEventuallyDefaults(timeout, polling time.Duration) {
+	gomega.SetDefaultEventuallyTimeout(timeout)
+	gomega.SetDefaultEventuallyPollingInterval(polling)
+}
 
 // SetLogger sends controller-runtime's log (in development mode: V(1) lines too) to
 // GinkgoWriter, which shows it for a failed spec.
@@ -48,6 +66,24 @@ func AwaitOperatorStopped(s *testenv.Suite) {
 		gomega.Eventually(s.Operator.Done).WithTimeout(30 * time.Second).Should(gomega.BeClosed())
 		gomega.Expect(s.Operator.Err()).To(gomega.Succeed())
 	}
+}
+
+// CreateNamespace creates a namespace with a name generated from prefix
+// (testenv.Namespace): an org, in most tests.
+func CreateNamespace(ctx context.Context, c client.Client, prefix string) *corev1.Namespace {
+	ginkgo.GinkgoHelper()
+	ns := testenv.Namespace(prefix)
+	gomega.Expect(c.Create(ctx, ns)).To(gomega.Succeed())
+	return ns
+}
+
+// ServiceAccountToken is testenv.ServiceAccountToken (the ServiceAccount ns/name, bound
+// to clusterRole in ns unless it is ""), failing the spec on an error.
+func ServiceAccountToken(ctx context.Context, cs kubernetes.Interface, ns, name, clusterRole string) string {
+	ginkgo.GinkgoHelper()
+	token, err := testenv.ServiceAccountToken(ctx, cs, ns, name, clusterRole)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return token
 }
 
 // Resource is a resource of an API group ("" for the core group).
