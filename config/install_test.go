@@ -73,16 +73,8 @@ func start(t *testing.T) *cluster {
 			t.Error(err)
 		}
 	})
-	admin, err := env.AddUser(envtest.User{Name: "installer-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := &cluster{env: env, kubeconfig: filepath.Join(t.TempDir(), "kubeconfig")}
-	if err := os.WriteFile(c.kubeconfig, kc, 0o600); err != nil {
+	if err := testenv.AdminKubeconfig(env, nil, "installer-admin", c.kubeconfig); err != nil {
 		t.Fatal(err)
 	}
 	if c.kubectl, err = testenv.Kubectl(); err != nil {
