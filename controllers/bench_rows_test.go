@@ -136,6 +136,9 @@ func TestBenchRowsValid(t *testing.T) {
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
+// cancel ends ctx, the context of a benchmark's manager.
+var cancel context.CancelFunc
+
 // benchManager starts a control plane and the leaderboard controllers' manager, whose
 // requests go through wrap, both stopped when t ends, and returns the writer's client:
 // raised client-side limits, for 16 concurrent workers.
@@ -157,7 +160,12 @@ func benchManager(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper) 
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error("the manager:", err)
+		}
+	})
 	wcfg := *restCfg
 	wcfg.QPS, wcfg.Burst = 2000, 4000
 	c, err := client.New(&wcfg, client.Options{Scheme: scheme.Scheme})

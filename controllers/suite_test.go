@@ -29,7 +29,6 @@ var (
 	k8sClient client.Client
 	testEnv   *envtest.Environment
 	ctx       context.Context
-	cancel    context.CancelFunc
 	// rankings is the rank index the suite's manager feeds.
 	rankings *ranking.Registry
 	// managerDone closes when the manager has stopped.
