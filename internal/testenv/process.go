@@ -32,12 +32,10 @@ func StartOperatorProcess(ctx context.Context, env *envtest.Environment, cfg *re
 	if err := ensureNamespace(ctx, cfg, DeliveryNamespace); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "podium-operator"),
 		"--kubeconfig", kubeconfig, "--http-addr", addr, "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
 		"--fingerprint-key-secret", DeliveryNamespace+"/"+FingerprintKeySecret, "--admission-probe-namespace", DeliveryNamespace,
@@ -57,4 +55,16 @@ func StartOperatorProcess(ctx context.Context, env *envtest.Environment, cfg *re
 		os.RemoveAll(dir)
 	}()
 	return op.awaitReady("the operator process")
+}
+
+// FreeAddr is a 127.0.0.1 address whose port was free when asked, for a program a test
+// starts to listen on: the port is closed again before it returns, so another process
+// may take it in between (the program then fails to start).
+func FreeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
