@@ -9,7 +9,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -73,16 +72,8 @@ func start(t *testing.T) *cluster {
 			t.Error(err)
 		}
 	})
-	admin, err := env.AddUser(envtest.User{Name: "installer-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := &cluster{env: env, kubeconfig: filepath.Join(t.TempDir(), "kubeconfig")}
-	if err := os.WriteFile(c.kubeconfig, kc, 0o600); err != nil {
+	if err := testenv.AdminKubeconfig(env, nil, "installer-admin", c.kubeconfig); err != nil {
 		t.Fatal(err)
 	}
 	if c.kubectl, err = testenv.Kubectl(); err != nil {
@@ -347,12 +338,11 @@ func waitOK(t *testing.T, url string, c *http.Client, token string) string {
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := testenv.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addr
 }
 
 func keys(m map[string][]string) []string {

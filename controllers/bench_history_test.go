@@ -15,17 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/rowhistory"
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -45,20 +41,10 @@ func TestBenchRowHistory(t *testing.T) {
 			t.Fatalf("PODIUM_BENCH_HISTORY_ROWS=%q: want a positive number", s)
 		}
 	}
-	logf.SetLogger(logr.Discard())
-	ctx, cancel = context.WithCancel(context.Background())
-	defer cancel()
-	env, restCfg, err := testenv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
-
 	// The controller's status writes (patches, or updates since rows are written at their
 	// resourceVersion): how many, how many bytes.
 	var patches, patchBytes atomic.Int64
-	mcfg := rest.CopyConfig(restCfg)
-	mcfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+	c := benchManager(t, func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 			if (req.Method == http.MethodPatch || req.Method == http.MethodPut) && strings.HasSuffix(req.URL.Path, "/status") && strings.Contains(req.URL.Path, "/leaderboardrows/") {
 				patches.Add(1)
@@ -66,21 +52,7 @@ func TestBenchRowHistory(t *testing.T) {
 			}
 			return rt.RoundTrip(req)
 		})
-	}
-	mgr, err := newManager(mcfg, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	defer func() { cancel(); <-done }()
-
-	wcfg := *restCfg
-	wcfg.QPS, wcfg.Burst = 2000, 4000
-	c, err := client.New(&wcfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	ns := testenv.Namespace("bench-history")
 	must(t, c.Create(ctx, ns))
 	must(t, c.Create(ctx, &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "ds"}}))

@@ -39,19 +39,9 @@ func TestBenchRowsValid(t *testing.T) {
 			t.Fatalf("PODIUM_BENCH_ROWS=%q: want a positive number", s)
 		}
 	}
-	logf.SetLogger(logr.Discard())
-	ctx, cancel = context.WithCancel(context.Background())
-	defer cancel()
-
-	env, restCfg, err := testenv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
 	// Count the controllers' requests: the figure says whether any write is wasted.
 	var requests sync.Map // "VERB resource" -> *atomic.Int64
-	mcfg := rest.CopyConfig(restCfg)
-	mcfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+	c := benchManager(t, func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 			if !strings.Contains(req.URL.RawQuery, "watch=true") {
 				// /apis/<group>/<version>/namespaces/<ns>/<resource>[/<name>[/status]]
@@ -65,22 +55,7 @@ func TestBenchRowsValid(t *testing.T) {
 			}
 			return rt.RoundTrip(req)
 		})
-	}
-	mgr, err := newManager(mcfg, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	defer func() { cancel(); <-done }()
-
-	// The writer: raised client-side limits, 16 concurrent workers.
-	wcfg := *restCfg
-	wcfg.QPS, wcfg.Burst = 2000, 4000
-	c, err := client.New(&wcfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	ns := testenv.Namespace("bench")
 	must(t, c.Create(ctx, ns))
 	ds := &hubv1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "ds"}}
@@ -160,6 +135,45 @@ func TestBenchRowsValid(t *testing.T) {
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
+
+// cancel ends ctx, the context of a benchmark's manager.
+var cancel context.CancelFunc
+
+// benchManager starts a control plane and the leaderboard controllers' manager, whose
+// requests go through wrap, both stopped when t ends, and returns the writer's client:
+// raised client-side limits, for 16 concurrent workers.
+func benchManager(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper) client.Client {
+	t.Helper()
+	logf.SetLogger(logr.Discard())
+	ctx, cancel = context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	env, restCfg, err := testenv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	mcfg := rest.CopyConfig(restCfg)
+	mcfg.WrapTransport = wrap
+	mgr, err := newManager(mcfg, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error("the manager:", err)
+		}
+	})
+	wcfg := *restCfg
+	wcfg.QPS, wcfg.Burst = 2000, 4000
+	c, err := client.New(&wcfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 

@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -9,30 +8,20 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/rowhistory"
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
-var orgRolesOnce sync.Once
-
 // userClient returns a client acting as a new ServiceAccount of ns bound to clusterRole
-// (one of config/rbac/org_roles.yaml), and its user name.
+// (one of config/rbac/org_roles.yaml, which the suite applies), and its user name.
 func userClient(ns, name, clusterRole string) (client.Client, string) {
 	GinkgoHelper()
-	cs, err := kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	orgRolesOnce.Do(func() { Expect(testenv.ApplyOrgRoles(ctx, cs)).To(Succeed()) })
-	token, err := testenv.ServiceAccountToken(ctx, cs, ns, name, clusterRole)
-	Expect(err).NotTo(HaveOccurred())
-	c := rest.AnonymousClientConfig(cfg)
-	c.BearerToken = token
-	cl, err := client.New(c, client.Options{Scheme: scheme.Scheme})
+	token := ginkgoenv.ServiceAccountToken(ctx, suite.Clientset, ns, name, clusterRole)
+	cl, err := testenv.ClientAs(cfg, token)
 	Expect(err).NotTo(HaveOccurred())
 	// The RoleBinding reaches the RBAC authorizer a moment after it is created.
 	Eventually(func() error {

@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -21,12 +20,8 @@ var _ = Describe("The samples in config/samples", func() {
 	It("apply with kubectl -k and come up as documented", func() {
 		kubectl, err := testenv.Kubectl()
 		Expect(err).NotTo(HaveOccurred())
-		admin, err := testEnv.AddUser(envtest.User{Name: "samples-admin", Groups: []string{"system:masters"}}, nil)
-		Expect(err).NotTo(HaveOccurred())
-		kc, err := admin.KubeConfig()
-		Expect(err).NotTo(HaveOccurred())
 		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(os.WriteFile(kubeconfig, kc, 0o600)).To(Succeed())
+		Expect(testenv.AdminKubeconfig(testEnv, nil, "samples-admin", kubeconfig)).To(Succeed())
 		run := func(args ...string) string {
 			GinkgoHelper()
 			out, err := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()

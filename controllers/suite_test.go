@@ -12,53 +12,39 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"podium.dev/podium/controllers"
-	"podium.dev/podium/internal/controllermanager"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/ranking"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
 var (
+	suite     *testenv.Suite
 	cfg       *rest.Config
 	k8sClient client.Client
 	testEnv   *envtest.Environment
 	ctx       context.Context
-	cancel    context.CancelFunc
 	// rankings is the rank index the suite's manager feeds.
 	rankings *ranking.Registry
 	// managerDone closes when the manager has stopped.
 	managerDone chan struct{}
-	// kcm runs the garbage collector and the namespace controller, as in a real cluster.
-	kcm *controllermanager.Process
 )
 
-func TestControllers(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Controllers Suite")
-}
+func TestControllers(t *testing.T) { ginkgoenv.RunSpecs(t, "Controllers Suite") }
 
 var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
-
-	var err error
-	testEnv, cfg, err = testenv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	Expect(err).NotTo(HaveOccurred())
-	kcm, err = testenv.StartControllerManager(ctx, testEnv, GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
+	// kube-controller-manager runs the garbage collector and the namespace controller,
+	// as in a real cluster.
+	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{ControllerManager: true, Output: GinkgoWriter})
+	ctx, testEnv, cfg, k8sClient = suite.Ctx, suite.Env, suite.Config, suite.Client
 
 	// The machine is shared: allow the controllers time, never a fixed sleep.
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 50*time.Millisecond)
 
 	mgr, err := newManager(cfg, time.Millisecond*100)
 	Expect(err).NotTo(HaveOccurred())
@@ -72,15 +58,9 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
-	cancel()
+	suite.Cancel()
 	if managerDone != nil {
 		<-managerDone
-	}
-	if kcm != nil {
-		kcm.Stop()
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
 	}
 })
 

@@ -1,10 +1,8 @@
 package apikeys_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"sort"
@@ -14,49 +12,28 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
 var (
-	cfg       *rest.Config
+	suite     *testenv.Suite
+	ctx       context.Context
 	k8sClient client.Client
 	clientset *kubernetes.Clientset
-	testEnv   *envtest.Environment
-	ctx       context.Context
-	cancel    context.CancelFunc
 	op        *testenv.Operator
-	suite     *testenv.Suite
 )
 
-func TestAPIKeys(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "API Keys Suite")
-}
+func TestAPIKeys(t *testing.T) { ginkgoenv.RunSpecs(t, "API Keys Suite") }
 
 var _ = BeforeSuite(func() {
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
-	var err error
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 100*time.Millisecond)
 	// Podium split as installed: Harbor's client sees one base URL (suite.Origin) in
 	// front of the operator and the read tier (a process of its own, as podium-read).
-	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{ReadTier: true, Output: GinkgoWriter})
-	Expect(err).NotTo(HaveOccurred())
-	testEnv, cfg, k8sClient, clientset, op = suite.Env, suite.Config, suite.Client, suite.Clientset, suite.Operator
-})
-
-var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
-	}
-	Expect(suite.Stop()).To(Succeed())
+	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{ReadTier: true, Output: GinkgoWriter})
+	ctx, k8sClient, clientset, op = suite.Ctx, suite.Client, suite.Clientset, suite.Operator
 })
 
 // person is a ServiceAccount of a namespace with a token, bound to an org role.
@@ -66,16 +43,13 @@ type person struct {
 
 func newPerson(ns, name, role string) person {
 	GinkgoHelper()
-	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, name, role)
-	Expect(err).NotTo(HaveOccurred())
+	token := ginkgoenv.ServiceAccountToken(ctx, clientset, ns, name, role)
 	return person{NS: ns, Name: name, User: "system:serviceaccount:" + ns + ":" + name, Token: token}
 }
 
 func newOrg(prefix string) string {
 	GinkgoHelper()
-	ns := testenv.Namespace(prefix)
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	return ns.Name
+	return ginkgoenv.CreateNamespace(ctx, k8sClient, prefix).Name
 }
 
 // call sends a JSON request to the operator's HTTP API ("" token: none) from the
@@ -101,24 +75,7 @@ func callOrigin(method, path, token string, body any) (int, []byte) {
 
 func callAt(hc *http.Client, base, method, path, token string, body any) (int, []byte) {
 	GinkgoHelper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		Expect(err).NotTo(HaveOccurred())
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := hc.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
-	return resp.StatusCode, out
+	return ginkgoenv.Call(ctx, hc, method, base+path, token, body)
 }
 
 // clientFrom is an HTTP client whose connections come from the loopback address ip, so

@@ -8,38 +8,27 @@ import (
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
 var (
 	cfg       *rest.Config
 	clientset *kubernetes.Clientset
-	testEnv   *envtest.Environment
 	ctx       context.Context
-	cancel    context.CancelFunc
 	// reviews counts TokenReviews and SubjectAccessReviews sent through countedCfg.
 	tokenReviews, accessReviews atomic.Int64
 	countedCfg                  *rest.Config
 )
 
-func TestAuthn(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Authn Suite")
-}
+func TestAuthn(t *testing.T) { ginkgoenv.RunSpecs(t, "Authn Suite") }
 
 var _ = BeforeSuite(func() {
-	ctx, cancel = context.WithCancel(context.Background())
-	var err error
-	testEnv, cfg, err = testenv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
+	suite := ginkgoenv.StartSuite(testenv.SuiteOptions{})
+	ctx, cfg, clientset = suite.Ctx, suite.Config, suite.Clientset
 
 	countedCfg = rest.CopyConfig(cfg)
 	countedCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
@@ -53,13 +42,6 @@ var _ = BeforeSuite(func() {
 			return rt.RoundTrip(r)
 		})
 	})
-})
-
-var _ = AfterSuite(func() {
-	cancel()
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
 })
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

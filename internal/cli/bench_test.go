@@ -132,16 +132,8 @@ func benchCLI(b *testing.B, env *envtest.Environment, cfg *rest.Config, dir stri
 			b.Fatalf("building podium: %v\n%s", err, out)
 		}
 	}
-	admin, err := env.AddUser(envtest.User{Name: "bench-admin", Groups: []string{"system:masters"}}, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+	if err := testenv.AdminKubeconfig(env, cfg, "bench-admin", kubeconfig); err != nil {
 		b.Fatal(err)
 	}
 	return bin, func(name string, args ...string) {

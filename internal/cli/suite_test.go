@@ -19,12 +19,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
 var (
@@ -32,8 +30,6 @@ var (
 	k8s       client.Client
 	testEnv   *envtest.Environment
 	ctx       context.Context
-	cancel    context.CancelFunc
-	mgrDone   <-chan struct{}
 	clientset *kubernetes.Clientset
 	// endpoint is the operator's HTTP API.
 	endpoint   string
@@ -42,16 +38,10 @@ var (
 	workDir    string
 )
 
-func TestCLI(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "CLI Suite")
-}
+func TestCLI(t *testing.T) { ginkgoenv.RunSpecs(t, "CLI Suite") }
 
 var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
-	SetDefaultEventuallyTimeout(60 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	ginkgoenv.SetEventuallyDefaults(60*time.Second, 100*time.Millisecond)
 
 	workDir = GinkgoT().TempDir()
 	// The tests run the built binary, as users do.
@@ -61,39 +51,15 @@ var _ = BeforeSuite(func() {
 	out, err := build.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), string(out))
 
-	testEnv, cfg, err = testenv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8s, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	Expect(err).NotTo(HaveOccurred())
-
-	// A kubeconfig for an admin user of the test apiserver, as `podium` reads one.
-	admin, err := testEnv.AddUser(envtest.User{Name: "podium-admin", Groups: []string{"system:masters"}}, cfg)
-	Expect(err).NotTo(HaveOccurred())
-	kc, err := admin.KubeConfig()
-	Expect(err).NotTo(HaveOccurred())
-	kubeconfig = filepath.Join(workDir, "kubeconfig")
-	Expect(os.WriteFile(kubeconfig, kc, 0o600)).To(Succeed())
-
 	// The real operator, in process: controllers label, validate and count rows; its
 	// HTTP API serves the secrets commands.
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
-	op, err := testenv.StartOperator(ctx, cfg)
-	Expect(err).NotTo(HaveOccurred())
-	endpoint, mgrDone = op.BaseURL, op.Done
-})
+	suite := ginkgoenv.StartSuite(testenv.SuiteOptions{Operator: true})
+	ctx, testEnv, cfg, k8s, clientset = suite.Ctx, suite.Env, suite.Config, suite.Client, suite.Clientset
+	endpoint = suite.Operator.BaseURL
 
-var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
-	}
-	if mgrDone != nil {
-		<-mgrDone
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	// A kubeconfig for an admin user of the test apiserver, as `podium` reads one.
+	kubeconfig = filepath.Join(workDir, "kubeconfig")
+	Expect(testenv.AdminKubeconfig(testEnv, cfg, "podium-admin", kubeconfig)).To(Succeed())
 })
 
 // result is one run of the podium binary.
@@ -144,8 +110,7 @@ func ok(home string, args ...string) string {
 // home directory for the CLI's config.
 func newOrg(prefix string) (org, home string) {
 	GinkgoHelper()
-	ns := testenv.Namespace(prefix)
-	Expect(k8s.Create(ctx, ns)).To(Succeed())
+	ns := ginkgoenv.CreateNamespace(ctx, k8s, prefix)
 	ds := &hubv1alpha1.Dataset{}
 	ds.Namespace, ds.Name = ns.Name, "bench"
 	ds.Spec.Versions = []hubv1alpha1.DatasetVersion{

@@ -13,8 +13,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -22,55 +22,41 @@ import (
 	"github.com/onsi/gomega"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
 
 // TestMain stops the control plane a benchmark started (the ginkgo suite stops its own).
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchStarted {
-		cancel()
-		<-op.Done
-		if err := testEnv.Stop(); err != nil {
+	if benchSuite != nil {
+		if err := benchSuite.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
 		}
 	}
 	os.Exit(code)
 }
 
-var benchStarted bool
+// benchSuite is the control plane and operator the benchmarks of a run share.
+var benchSuite *testenv.Suite
 
 func benchSetup(b *testing.B) {
 	b.Helper()
 	gomega.RegisterFailHandler(func(message string, _ ...int) { b.Fatal(message) })
-	if benchStarted {
+	if benchSuite != nil {
 		return
 	}
 	// The operator's logs are not part of the figures (and controller-runtime warns on
 	// stderr, between a benchmark's name and its figures, when no logger is set).
 	logf.SetLogger(logr.Discard())
-	ctx, cancel = context.WithCancel(context.Background())
-	var err error
-	if testEnv, cfg, err = testenv.Start(); err != nil {
+	s, err := testenv.StartSuite(context.Background(), testenv.SuiteOptions{
+		ClusterRoles: []*rbacv1.ClusterRole{runSubmitterRole()},
+		Operator:     true, Delivery: true,
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
-	if k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme}); err != nil {
-		b.Fatal(err)
-	}
-	if clientset, err = kubernetes.NewForConfig(cfg); err != nil {
-		b.Fatal(err)
-	}
-	if err := testenv.ApplyOrgRoles(ctx, clientset); err != nil {
-		b.Fatal(err)
-	}
-	if err := k8sClient.Create(ctx, runSubmitterRole()); err != nil {
-		b.Fatal(err)
-	}
-	if op, err = testenv.StartOperatorWithDelivery(ctx, cfg, 0); err != nil {
-		b.Fatal(err)
-	}
-	benchStarted = true
+	benchSuite = s
+	use(s)
 }
 
 // isolationBindings are the bindings of the run isolation admission policies

@@ -1,10 +1,8 @@
 package delivery_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"sync"
 	"testing"
@@ -12,17 +10,15 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
 var (
@@ -39,35 +35,26 @@ var (
 // orphanGrace is the test operator's wait for a run that never appears.
 const orphanGrace = 3 * time.Second
 
-func TestDelivery(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Secret Delivery Suite")
-}
+func TestDelivery(t *testing.T) { ginkgoenv.RunSpecs(t, "Secret Delivery Suite") }
 
 var _ = BeforeSuite(func() {
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 50*time.Millisecond)
 	// The controllers that make Pods from templates, as their own ServiceAccounts. The
 	// Jobs of the tests that play the Job controller themselves name another manager.
-	var err error
-	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{
+	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{
 		ClusterRoles: []*rbacv1.ClusterRole{runSubmitterRole()},
 		Workloads:    testenv.WorkloadControllers,
 		Output:       GinkgoWriter,
 		Operator:     true, Delivery: true, OrphanGrace: orphanGrace,
 	})
-	Expect(err).NotTo(HaveOccurred())
-	testEnv, cfg, k8sClient, clientset, op = suite.Env, suite.Config, suite.Client, suite.Clientset, suite.Operator
+	use(suite)
 })
 
-var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
-	}
-	Expect(suite.Stop()).To(Succeed())
-})
+// use makes s the suite the tests and benchmarks act on.
+func use(s *testenv.Suite) {
+	ctx, cancel = s.Ctx, s.Cancel
+	testEnv, cfg, k8sClient, clientset, op = s.Env, s.Config, s.Client, s.Clientset, s.Operator
+}
 
 // runSubmitterRole lets a person create and change Pods and every kind that holds a pod
 // template (what an org's platform team grants; the org roles are about Podium's own
@@ -126,65 +113,32 @@ func (w *warningLog) take() []string {
 }
 
 func newPerson(o org, name string) person {
-	token, err := testenv.ServiceAccountToken(ctx, clientset, o.Name, name, "podium-org-member")
-	Expect(err).NotTo(HaveOccurred())
+	GinkgoHelper()
+	token := ginkgoenv.ServiceAccountToken(ctx, clientset, o.Name, name, "podium-org-member")
 	bindRuns(o.Name, o.Name, name)
 	cs, w := clientAs(token)
-	// A new RoleBinding reaches the apiserver's RBAC authorizer a moment after it is
-	// created: wait until the person may submit runs, or a first create can get a 403.
-	EventuallyWithOffset(1, func(g Gomega) {
-		for _, res := range []struct{ group, resource string }{{"batch", "jobs"}, {"", "pods"}} {
-			r, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-					Namespace: o.Name, Verb: "create", Group: res.group, Resource: res.resource,
-				}},
-			}, metav1.CreateOptions{})
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(r.Status.Allowed).To(BeTrue(), "%s may not create %s yet", name, res.resource)
-		}
-	}).Should(Succeed())
+	// Wait until the person may submit runs, or a first create can get a 403.
+	ginkgoenv.AwaitAllowed(ctx, cs, name, o.Name, "create", ginkgoenv.Resource{Group: "batch", Resource: "jobs"}, ginkgoenv.Resource{Resource: "pods"})
 	return person{User: "system:serviceaccount:" + o.Name + ":" + name, Token: token, CS: cs, warnings: w}
 }
 
 // bindRuns lets the ServiceAccount saNS/sa submit runs in ns.
 func bindRuns(ns, saNS, sa string) {
-	rb := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: saNS + "-" + sa + "-runs"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "test-run-submitter"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: saNS}},
-	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, rb)).To(Succeed())
+	ExpectWithOffset(1, testenv.BindClusterRole(ctx, clientset, ns, saNS+"-"+sa+"-runs", "test-run-submitter", saNS, sa)).To(Succeed())
 }
 
 // clientAs is a clientset acting with token that records the warnings it receives.
 func clientAs(token string) (*kubernetes.Clientset, *warningLog) {
 	w := &warningLog{}
-	pc := rest.AnonymousClientConfig(cfg)
-	pc.BearerToken = token
-	pc.WarningHandler = w
-	cs, err := kubernetes.NewForConfig(pc)
+	cs, err := testenv.ClientsetAs(cfg, token, w)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
 	return cs, w
 }
 
 // call sends a request to the operator's HTTP API as p.
 func call(p person, method, path string, body any) (int, []byte) {
-	var rd io.Reader
-	if body != nil {
-		js, err := json.Marshal(body)
-		Expect(err).NotTo(HaveOccurred())
-		rd = bytes.NewReader(js)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, op.BaseURL+path, rd)
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+p.Token)
-	resp, err := http.DefaultClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
-	return resp.StatusCode, out
+	GinkgoHelper()
+	return ginkgoenv.Call(ctx, nil, method, op.BaseURL+path, p.Token, body)
 }
 
 type record struct {

@@ -6,11 +6,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/testenv"
 )
 
 type historyBody struct {
@@ -32,9 +31,7 @@ var _ = Describe("Row history over HTTP", func() {
 	It("serves a row's changes with the board's visibility rules", func() {
 		ns := newOrg()
 		token := memberToken(ns, "podium-org-owner")
-		c := rest.AnonymousClientConfig(cfg)
-		c.BearerToken = token
-		owner, err := client.New(c, client.Options{Scheme: scheme.Scheme})
+		owner, err := testenv.ClientAs(cfg, token)
 		Expect(err).NotTo(HaveOccurred())
 		ownerName := "system:serviceaccount:" + ns + ":runner"
 		other := memberToken(newOrg(), "podium-org-owner")

@@ -8,11 +8,10 @@ import (
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/scheme"
+	"podium.dev/podium/internal/testenv"
 )
 
 // edit changes a board, retrying on the conflicts its controller's status writes cause.
@@ -31,9 +30,7 @@ var _ = Describe("Who created a row", func() {
 	It("is recorded at admission, cannot be forged or changed, and is served to those who may see it", func() {
 		ns := newOrg()
 		token := memberToken(ns, "podium-org-owner")
-		c := rest.AnonymousClientConfig(cfg)
-		c.BearerToken = token
-		owner, err := client.New(c, client.Options{Scheme: scheme.Scheme})
+		owner, err := testenv.ClientAs(cfg, token)
 		Expect(err).NotTo(HaveOccurred())
 		ownerName := "system:serviceaccount:" + ns + ":runner"
 

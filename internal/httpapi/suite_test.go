@@ -1,88 +1,51 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
 var (
+	suite     *testenv.Suite
 	cfg       *rest.Config
 	k8sClient client.Client
-	clientset *kubernetes.Clientset
-	testEnv   *envtest.Environment
 	ctx       context.Context
-	cancel    context.CancelFunc
 	// baseURL is the operator's HTTP API, served by the real manager on 127.0.0.1.
 	baseURL string
-	op      *testenv.Operator
 )
 
-func TestHTTPAPI(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "HTTP API Suite")
-}
+func TestHTTPAPI(t *testing.T) { ginkgoenv.RunSpecs(t, "HTTP API Suite") }
 
 var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
-	var err error
-	testEnv, cfg, err = testenv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
-
-	op, err = testenv.StartOperator(ctx, cfg)
-	Expect(err).NotTo(HaveOccurred())
-	baseURL = op.BaseURL
+	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{Operator: true})
+	ctx, cfg, k8sClient, baseURL = suite.Ctx, suite.Config, suite.Client, suite.Operator.BaseURL
 })
 
 var _ = AfterSuite(func() {
-	cancel()
-	if op != nil {
-		Eventually(op.Done).WithTimeout(30 * time.Second).Should(BeClosed())
-		Expect(op.Err()).To(Succeed())
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	ginkgoenv.AwaitOperatorStopped(suite)
 })
 
 // newOrg creates a fresh org namespace.
 func newOrg() string {
-	ns := testenv.Namespace("org")
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	return ns.Name
+	return ginkgoenv.CreateNamespace(ctx, k8sClient, "org").Name
 }
 
 // memberToken creates a ServiceAccount in ns bound to role there and returns a token.
 func memberToken(ns, role string) string {
-	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, "runner", role)
-	Expect(err).NotTo(HaveOccurred())
-	return token
+	return ginkgoenv.ServiceAccountToken(ctx, suite.Clientset, ns, "runner", role)
 }
 
 // newBoard creates a leaderboard "main" of dataset "ds" in ns, ranked by metrics.score desc.
@@ -167,32 +130,14 @@ type readBody struct {
 
 // do sends one request to the operator's API.
 func do(method, path string, body any, header map[string]string) response {
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		data, err := json.Marshal(b)
-		ExpectWithOffset(1, err).NotTo(HaveOccurred())
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, baseURL+path, rd)
+	req, err := testenv.NewAPIRequest(ctx, method, baseURL+path, body)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	r, err := testenv.SendAPIRequest(nil, req)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	ExpectWithOffset(1, err).NotTo(HaveOccurred())
-	return response{status: resp.StatusCode, header: resp.Header, body: data}
+	return response{status: r.Status, header: r.Header, body: r.Body}
 }
 
 // read posts a leaderboard read; token "" is anonymous.

@@ -3,7 +3,6 @@ package metrics_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,61 +18,39 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
 var (
-	cfg       *rest.Config
-	k8sClient client.Client
-	clientset *kubernetes.Clientset
-	testEnv   *envtest.Environment
-	ctx       context.Context
-	cancel    context.CancelFunc
-	op        *testenv.Operator
 	suite     *testenv.Suite
+	ctx       context.Context
+	k8sClient client.Client
+	op        *testenv.Operator
 	// metricsURL serves controller-runtime's registry as the manager's /metrics
 	// endpoint does (promhttp over the same registry): the in-process test operator
 	// binds no metrics port of its own.
 	metricsURL string
 )
 
-func TestMetrics(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Metrics Suite")
-}
+func TestMetrics(t *testing.T) { ginkgoenv.RunSpecs(t, "Metrics Suite") }
 
 var _ = BeforeSuite(func() {
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
-	var err error
-	suite, err = testenv.StartSuite(ctx, testenv.SuiteOptions{
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 100*time.Millisecond)
+	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{
 		ClusterRoles: []*rbacv1.ClusterRole{{
 			ObjectMeta: metav1.ObjectMeta{Name: "test-run-submitter"},
 			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "create"}}},
 		}},
 		Operator: true, Delivery: true,
 	})
-	Expect(err).NotTo(HaveOccurred())
-	testEnv, cfg, k8sClient, clientset, op = suite.Env, suite.Config, suite.Client, suite.Clientset, suite.Operator
+	ctx, k8sClient, op = suite.Ctx, suite.Client, suite.Operator
 	srv := httptest.NewServer(promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
 	DeferCleanup(srv.Close)
 	metricsURL = srv.URL + "/metrics"
-})
-
-var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
-	}
-	Expect(suite.Stop()).To(Succeed())
 })
 
 // scrape reads /metrics as Prometheus does (the text format) and returns its families
@@ -125,31 +102,17 @@ type person struct {
 }
 
 func newPerson(ns, name string) person {
-	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, name, "podium-org-member")
-	Expect(err).NotTo(HaveOccurred())
-	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-runs"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "test-run-submitter"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
-	})).To(Succeed())
-	pc := rest.AnonymousClientConfig(cfg)
-	pc.BearerToken = token
-	cs, err := kubernetes.NewForConfig(pc)
+	GinkgoHelper()
+	token := ginkgoenv.ServiceAccountToken(ctx, suite.Clientset, ns, name, "podium-org-member")
+	Expect(testenv.BindClusterRole(ctx, suite.Clientset, ns, name+"-runs", "test-run-submitter", ns, name)).To(Succeed())
+	cs, err := testenv.ClientsetAs(suite.Config, token, nil)
 	Expect(err).NotTo(HaveOccurred())
 	return person{User: "system:serviceaccount:" + ns + ":" + name, Token: token, CS: cs}
 }
 
 // store stores a secret over the HTTP API as p.
 func store(p person, fields map[string]any) {
-	js, err := json.Marshal(fields)
-	Expect(err).NotTo(HaveOccurred())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, op.BaseURL+"/v1/secrets", bytes.NewReader(js))
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+p.Token)
-	resp, err := http.DefaultClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	Expect(resp.StatusCode).To(Equal(http.StatusCreated), string(body))
+	GinkgoHelper()
+	code, body := ginkgoenv.Call(ctx, nil, http.MethodPost, op.BaseURL+"/v1/secrets", p.Token, fields)
+	Expect(code).To(Equal(http.StatusCreated), string(body))
 }

@@ -1,12 +1,10 @@
 package operator_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -24,8 +22,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -33,7 +29,6 @@ import (
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/operator"
 	"podium.dev/podium/internal/origin"
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
 )
 
@@ -44,30 +39,19 @@ import (
 // its cache holds no Secret and its client may not get one (403 from the apiserver).
 func TestReadRoleServesWithoutSecretRights(t *testing.T) {
 	g := NewWithT(t)
-	env, cfg, err := testenv.Start()
+	suite, err := testenv.StartSuite(context.Background(), testenv.SuiteOptions{Operator: true})
+	t.Cleanup(func() { _ = suite.Stop() })
 	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = env.Stop() })
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	admin, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	g.Expect(err).NotTo(HaveOccurred())
-	cs, err := kubernetes.NewForConfig(cfg)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(testenv.ApplyOrgRoles(ctx, cs)).To(Succeed())
-
-	op, err := testenv.StartOperator(ctx, cfg)
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { cancel(); <-op.Done })
+	ctx, cfg, admin, cs, op := suite.Ctx, suite.Config, suite.Client, suite.Clientset, suite.Operator
 
 	t.Log("installing config/read's ServiceAccount, ClusterRole and binding as shipped")
 	applyFile(ctx, t, admin, filepath.Join(testenv.RepoRoot(), "config", "read", "rbac.yaml"))
 	tr, err := cs.CoreV1().ServiceAccounts(testenv.DeliveryNamespace).CreateToken(ctx, "podium-read", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
-	readCfg := rest.AnonymousClientConfig(cfg)
-	readCfg.BearerToken = tr.Status.Token
+	readCfg := testenv.TokenConfig(cfg, tr.Status.Token)
 
 	t.Log("the read tier's client may not get a Secret: the apiserver says 403")
-	readClient, err := client.New(readCfg, client.Options{Scheme: scheme.Scheme})
+	readClient, err := testenv.ClientAs(cfg, tr.Status.Token)
 	g.Expect(err).NotTo(HaveOccurred())
 	err = readClient.Get(ctx, client.ObjectKey{Namespace: testenv.DeliveryNamespace, Name: testenv.FingerprintKeySecret}, &corev1.Secret{})
 	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "get secret as podium-read: %v", err)
@@ -205,17 +189,9 @@ func status(resp *http.Response, err error) int {
 }
 
 func postTo(g Gomega, url, body, token string) (int, string) {
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewBufferString(body))
+	code, b, err := testenv.CallAPI(context.Background(), nil, http.MethodPost, url, token, body)
 	g.Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	g.Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return code, string(b)
 }
 
 func apiKey(g Gomega, base, token string) (id, key string) {

@@ -18,13 +18,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/ranking"
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 	"podium.dev/podium/internal/wire"
 )
 
@@ -54,19 +53,12 @@ type member struct {
 }
 
 func newOrg() string {
-	ns := testenv.Namespace("org")
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	return ns.Name
+	return ginkgoenv.CreateNamespace(ctx, k8sClient, "org").Name
 }
 
 func newMember(ns, name string) member {
-	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, name, "podium-org-owner")
-	Expect(err).NotTo(HaveOccurred())
-	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-runs"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "test-run-submitter"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
-	})).To(Succeed())
+	token := ginkgoenv.ServiceAccountToken(ctx, clientset, ns, name, "podium-org-owner")
+	Expect(testenv.BindClusterRole(ctx, clientset, ns, name+"-runs", "test-run-submitter", ns, name)).To(Succeed())
 	m := member{NS: ns, Name: name, User: "system:serviceaccount:" + ns + ":" + name, C: clientAs(token)}
 	// A new RoleBinding reaches the authorizer a moment after it is created.
 	Eventually(func(g Gomega) {
@@ -83,9 +75,7 @@ func newMember(ns, name string) member {
 }
 
 func clientAs(token string) client.Client {
-	c := rest.AnonymousClientConfig(cfg)
-	c.BearerToken = token
-	cl, err := client.New(c, client.Options{Scheme: scheme.Scheme})
+	cl, err := testenv.ClientAs(suite.Config, token)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
 	return cl
 }

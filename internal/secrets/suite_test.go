@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,8 +21,8 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
 var (
@@ -32,7 +31,7 @@ var (
 	clientset *kubernetes.Clientset
 	testEnv   *envtest.Environment
 	ctx       context.Context
-	cancel    context.CancelFunc
+	suite     *testenv.Suite
 	// opCancel stops the operator (restartOperator), not the tests' context.
 	opCancel context.CancelFunc
 	// baseURL is the operator's HTTP API, served by the real server of the real manager.
@@ -62,14 +61,10 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func TestSecrets(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Hosted Secrets Suite")
-}
+func TestSecrets(t *testing.T) { ginkgoenv.RunSpecs(t, "Hosted Secrets Suite") }
 
 var _ = BeforeSuite(func() {
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 50*time.Millisecond)
 	Expect(startOperator(GinkgoWriter)).To(Succeed())
 })
 
@@ -85,21 +80,12 @@ func startOperator(logOut io.Writer) error {
 	logger := zap.New(zap.WriteTo(io.MultiWriter(logOut, logs)), zap.UseDevMode(true))
 	logf.SetLogger(logger)
 	klog.SetLogger(logger)
-	ctx, cancel = context.WithCancel(context.Background())
-
 	var err error
-	if testEnv, cfg, err = testenv.Start(); err != nil {
+	suite, err = testenv.StartSuite(context.Background(), testenv.SuiteOptions{})
+	if err != nil {
 		return err
 	}
-	if k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme}); err != nil {
-		return err
-	}
-	if clientset, err = kubernetes.NewForConfig(cfg); err != nil {
-		return err
-	}
-	if err := testenv.ApplyOrgRoles(ctx, clientset); err != nil {
-		return err
-	}
+	ctx, testEnv, cfg, k8sClient, clientset = suite.Ctx, suite.Env, suite.Config, suite.Client, suite.Clientset
 	return runOperator()
 }
 
@@ -132,13 +118,7 @@ func stopOperator() error {
 	if op != nil {
 		<-op.Done
 	}
-	if cancel != nil {
-		cancel()
-	}
-	if testEnv != nil {
-		return testEnv.Stop()
-	}
-	return nil
+	return suite.Stop()
 }
 
 // org is a namespace standing for an organization.
@@ -148,8 +128,7 @@ type org struct {
 }
 
 func newOrg(prefix string) org {
-	ns := testenv.Namespace(prefix)
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	ns := ginkgoenv.CreateNamespace(ctx, k8sClient, prefix)
 	return org{Name: ns.Name, UID: string(ns.UID)}
 }
 
@@ -160,8 +139,7 @@ type person struct {
 }
 
 func newPerson(o org, name, clusterRole string) person {
-	token, err := testenv.ServiceAccountToken(ctx, clientset, o.Name, name, clusterRole)
-	Expect(err).NotTo(HaveOccurred())
+	token := ginkgoenv.ServiceAccountToken(ctx, clientset, o.Name, name, clusterRole)
 	return person{User: "system:serviceaccount:" + o.Name + ":" + name, Token: token}
 }
 
@@ -173,29 +151,10 @@ func call(method, path, token string, body any) (int, []byte) {
 
 // callAt is call against the HTTP API at base (another replica).
 func callAt(base, method, path, token string, body any) (int, []byte) {
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		js, err := json.Marshal(b)
-		Expect(err).NotTo(HaveOccurred())
-		rd = bytes.NewReader(js)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
+	code, out, err := testenv.CallAPI(ctx, nil, method, base+path, token, body)
 	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
-	fmt.Fprintf(transcript, "%s %s -> %d %s\n", method, path, resp.StatusCode, out)
-	return resp.StatusCode, out
+	fmt.Fprintf(transcript, "%s %s -> %d %s\n", method, path, code, out)
+	return code, out
 }
 
 // record is a secret as the API returns it.

@@ -46,25 +46,33 @@ func startControllerManager(ctx context.Context, env *envtest.Environment, out i
 	return controllermanager.Start(ctx, o)
 }
 
-// adminKubeconfig adds a cluster admin called name (system:masters) and writes its
-// kubeconfig, which embeds its credentials, into a new directory dir (pattern as
-// os.MkdirTemp's); the caller removes dir.
+// adminKubeconfig writes the kubeconfig of a new cluster admin called name
+// (AdminKubeconfig) into a new directory dir (pattern as os.MkdirTemp's); the caller
+// removes dir.
 func adminKubeconfig(env *envtest.Environment, cfg *rest.Config, name, pattern string) (dir, kubeconfig string, err error) {
-	admin, err := env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, cfg)
-	if err != nil {
-		return "", "", err
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		return "", "", err
-	}
 	if dir, err = os.MkdirTemp("", pattern); err != nil {
 		return "", "", err
 	}
 	kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+	if err := AdminKubeconfig(env, cfg, name, kubeconfig); err != nil {
 		os.RemoveAll(dir)
 		return "", "", err
 	}
 	return dir, kubeconfig, nil
+}
+
+// AdminKubeconfig adds a cluster admin called name (system:masters) to env, its client
+// configuration based on cfg (nil: env's), and writes its kubeconfig, which embeds its
+// credentials, at path (mode 0600): what a program run by a test (kubectl, podium, a
+// second operator) reads.
+func AdminKubeconfig(env *envtest.Environment, cfg *rest.Config, name, path string) error {
+	admin, err := env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, cfg)
+	if err != nil {
+		return err
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, kc, 0o600)
 }

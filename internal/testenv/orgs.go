@@ -44,12 +44,7 @@ func ServiceAccountToken(ctx context.Context, cs kubernetes.Interface, ns, name,
 		return "", err
 	}
 	if clusterRole != "" {
-		rb := &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: name + "-" + clusterRole},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
-		}
-		if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
+		if err := BindClusterRole(ctx, cs, ns, name+"-"+clusterRole, clusterRole, ns, name); err != nil {
 			return "", err
 		}
 	}

@@ -43,13 +43,11 @@ func StartOperatorProcess(ctx context.Context, env *envtest.Environment, cfg *re
 // dies), removes dir once it has exited, and waits until its /readyz answers 200; what
 // names it in errors.
 func startBinary(ctx context.Context, what, bin, dir string, out io.Writer, args ...string) (*Operator, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := FreeAddr()
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "podium-operator"), append(args, "--http-addr", addr)...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -67,4 +65,16 @@ func startBinary(ctx context.Context, what, bin, dir string, out io.Writer, args
 		os.RemoveAll(dir)
 	}()
 	return op.awaitReady(what)
+}
+
+// FreeAddr is a 127.0.0.1 address whose port was free when asked, for a program a test
+// starts to listen on: the port is closed again before it returns, so another process
+// may take it in between (the program then fails to start).
+func FreeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }

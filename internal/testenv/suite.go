@@ -28,7 +28,11 @@ type SuiteOptions struct {
 	// ServiceAccount (WorkloadControllers for all of them; nil for none). Their log goes
 	// to Output.
 	Workloads []string
-	Output    io.Writer
+	// ControllerManager, without Workloads, runs kube-controller-manager's garbage
+	// collector and namespace controller (StartControllerManager) instead. Its log goes
+	// to Output.
+	ControllerManager bool
+	Output            io.Writer
 	// Operator starts Podium's operator: with the delivery webhook when Delivery is set
 	// (OrphanGrace: StartOperatorWithDelivery's orphanGrace).
 	Operator    bool
@@ -47,11 +51,14 @@ type SuiteOptions struct {
 // the packages that run Podium against a real control plane share it instead of each
 // copying the set-up.
 type Suite struct {
+	// Ctx is the suite's context: it ends when Stop (or Cancel) is called.
+	Ctx       context.Context
 	Env       *envtest.Environment
 	Config    *rest.Config
 	Client    client.Client
 	Clientset *kubernetes.Clientset
-	// Operator is nil unless SuiteOptions.Operator; Workloads unless SuiteOptions.Workloads.
+	// Operator is nil unless SuiteOptions.Operator; Workloads unless
+	// SuiteOptions.Workloads or ControllerManager (it is kube-controller-manager).
 	Operator  *Operator
 	Workloads *controllermanager.Process
 	// Read is the read tier and Origin the one base URL routing to it and to Operator,
@@ -67,8 +74,8 @@ type Suite struct {
 // with it so that a test's clean-up may still call Stop.
 func StartSuite(ctx context.Context, o SuiteOptions) (*Suite, error) {
 	s := &Suite{}
-	ctx, s.cancel = context.WithCancel(ctx)
-	err := s.start(ctx, o)
+	s.Ctx, s.cancel = context.WithCancel(ctx)
+	err := s.start(s.Ctx, o)
 	if err != nil {
 		err = errors.Join(err, s.Stop())
 	}
@@ -94,12 +101,16 @@ func (s *Suite) start(ctx context.Context, o SuiteOptions) error {
 			return err
 		}
 	}
-	if len(o.Workloads) > 0 {
-		if s.Workloads, err = startControllerManager(ctx, s.Env, o.Output, controllermanager.Options{
+	switch {
+	case len(o.Workloads) > 0:
+		s.Workloads, err = startControllerManager(ctx, s.Env, o.Output, controllermanager.Options{
 			Controllers: o.Workloads, ServiceAccountCredentials: true,
-		}); err != nil {
-			return err
-		}
+		})
+	case o.ControllerManager:
+		s.Workloads, err = StartControllerManager(ctx, s.Env, o.Output)
+	}
+	if err != nil {
+		return err
 	}
 	switch {
 	case o.ReadTier && o.Delivery:
@@ -140,6 +151,14 @@ func (s *Suite) startSplit(ctx context.Context, out io.Writer) error {
 	return nil
 }
 
+// Cancel ends Ctx: the operator and the controllers begin to stop, and a test may wait
+// for them before Stop.
+func (s *Suite) Cancel() {
+	if s != nil && s.cancel != nil {
+		s.cancel()
+	}
+}
+
 // Stop stops the origin, the read tier and the operator (waiting until each has
 // returned), the controllers and the control plane, in that order.
 func (s *Suite) Stop() error {
@@ -149,9 +168,7 @@ func (s *Suite) Stop() error {
 	if s.router != nil {
 		s.router.Close()
 	}
-	if s.cancel != nil {
-		s.cancel()
-	}
+	s.Cancel()
 	if s.Read != nil {
 		<-s.Read.Done
 	}

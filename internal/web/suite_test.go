@@ -20,35 +20,28 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/testenv"
+	"podium.dev/podium/internal/testenv/ginkgoenv"
 )
 
 // chromiumPath is Debian's Chromium, installed by hack/install-chromium.sh.
 const chromiumPath = "/usr/bin/chromium"
 
 var (
+	suite     *testenv.Suite
 	k8sClient client.Client
-	clientset *kubernetes.Clientset
 	ctx       context.Context
-	cancel    context.CancelFunc
 	// baseURL is the operator's HTTP server (the real manager) on 127.0.0.1.
 	baseURL string
-	op      *testenv.Operator
 	// beacon records requests a script in a page would make, on its own 127.0.0.1 port.
 	beacon *beaconServer
 )
 
-func TestWebPages(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Web Pages Suite")
-}
+func TestWebPages(t *testing.T) { ginkgoenv.RunSpecs(t, "Web Pages Suite") }
 
 var _ = BeforeSuite(func() {
 	// A missing browser fails the suite: these tests are the proof that a row's
@@ -56,27 +49,9 @@ var _ = BeforeSuite(func() {
 	_, err := os.Stat(chromiumPath)
 	Expect(err).NotTo(HaveOccurred(), "Chromium is missing: run hack/install-chromium.sh")
 
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
-	testEnv, cfg, err := testenv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		cancel()
-		if op != nil {
-			Eventually(op.Done).WithTimeout(30 * time.Second).Should(BeClosed())
-			Expect(op.Err()).To(Succeed())
-		}
-		Expect(testEnv.Stop()).To(Succeed())
-	})
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(testenv.ApplyOrgRoles(ctx, clientset)).To(Succeed())
-
-	op, err = testenv.StartOperator(ctx, cfg)
-	Expect(err).NotTo(HaveOccurred())
-	baseURL = op.BaseURL
+	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{Operator: true})
+	DeferCleanup(ginkgoenv.AwaitOperatorStopped, suite)
+	ctx, k8sClient, baseURL = suite.Ctx, suite.Client, suite.Operator.BaseURL
 
 	beacon = startBeacon()
 	DeferCleanup(beacon.close)
@@ -84,16 +59,12 @@ var _ = BeforeSuite(func() {
 
 // newOrg creates a fresh org namespace.
 func newOrg() string {
-	ns := testenv.Namespace("web")
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	return ns.Name
+	return ginkgoenv.CreateNamespace(ctx, k8sClient, "web").Name
 }
 
 // memberToken creates a ServiceAccount in ns bound to role there and returns a token.
 func memberToken(ns, role string) string {
-	token, err := testenv.ServiceAccountToken(ctx, clientset, ns, "reader", role)
-	Expect(err).NotTo(HaveOccurred())
-	return token
+	return ginkgoenv.ServiceAccountToken(ctx, suite.Clientset, ns, "reader", role)
 }
 
 // applySamples creates the objects of config/samples files in ns instead of "demo".
