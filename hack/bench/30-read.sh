@@ -116,7 +116,14 @@ t2=$(date +%s.%N)
 # over a large board must not cost a write per row (docs/performance.md, "Rows in").
 startup_writes=$(curl -sf "http://127.0.0.1:$metrics_port/metrics" |
   awk '/^rest_client_requests_total\{.*method="(PATCH|PUT)"/ {s += $NF} END {print s+0}')
-echo ">> start-up pass: $(python3 -c "print(f'{$t2-$t0:.1f}')") s, $startup_writes writes (PATCH, PUT) by the operator for $ROWS rows"
+startup_posts=$(curl -sf "http://127.0.0.1:$metrics_port/metrics" |
+  awk '/^rest_client_requests_total\{.*method="POST"/ {s += $NF} END {print s+0}')
+# Rows without a recorded identity are recorded in RowIdentityLedger objects, many rows a
+# write (docs/operations.md, "Backup and restore"): count them, and the rows the pass
+# wrote an identity on.
+ledgers=$("$KUBEBUILDER_ASSETS/kubectl" --kubeconfig "$work/kc" get rowidentityledgers -A --no-headers 2>/dev/null | wc -l)
+annotated=$("$KUBEBUILDER_ASSETS/kubectl" --kubeconfig "$work/kc" get leaderboardrows -A -o jsonpath='{range .items[*]}{.metadata.annotations.hub\.podium\.dev/id}{"\n"}{end}' | grep -c . || true)
+echo ">> start-up pass: $(python3 -c "print(f'{$t2-$t0:.1f}')") s, $startup_writes writes (PATCH, PUT) and $startup_posts creates (POST: ledgers, events, reviews) by the operator for $ROWS rows; $ledgers row identity ledgers; $annotated rows with an id written on them"
 if [ -n "${STARTUP_ONLY:-}" ]; then exit 0; fi # the start-up pass alone, no reads
 
 cat >"$work/post.lua" <<'LUA'
