@@ -302,25 +302,35 @@ func (r *LeaderboardRowReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&hubv1alpha1.LeaderboardRow{}).
 		Watches(&hubv1alpha1.Leaderboard{}, handler.EnqueueRequestsFromMapFunc(r.rowsOfBoard), builder.WithPredicates(schemasChanged())).
-		// A ledger's creation (a restore brings one back) wakes the rows it names; its
-		// updates are the operator's own appends.
-		Watches(&hubv1alpha1.RowIdentityLedger{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			l, ok := o.(*hubv1alpha1.RowIdentityLedger)
-			if !ok {
-				return nil
-			}
-			var reqs []reconcile.Request
-			for _, n := range rowsOfLedger(l) {
-				reqs = append(reqs, reconcile.Request{NamespacedName: n})
-			}
-			return reqs
-		}), builder.WithPredicates(predicate.Funcs{
+		// A ledger's creation (a restore brings one back) wakes the rows it names that it
+		// would give another identity; its updates are the operator's own appends.
+		Watches(&hubv1alpha1.RowIdentityLedger{}, handler.EnqueueRequestsFromMapFunc(r.rowsToRecord), builder.WithPredicates(predicate.Funcs{
 			UpdateFunc: func(event.UpdateEvent) bool { return false },
 			DeleteFunc: func(event.DeleteEvent) bool { return false },
 		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Named("leaderboardrow").
 		Complete(r)
+}
+
+// rowsToRecord maps a ledger to the rows it names that lack a recorded identity and
+// are not the row it recorded (another UID): rows restored before their ledger. The
+// ledgers the operator writes itself wake none.
+func (r *LeaderboardRowReconciler) rowsToRecord(ctx context.Context, o client.Object) []reconcile.Request {
+	l, ok := o.(*hubv1alpha1.RowIdentityLedger)
+	if !ok {
+		return nil
+	}
+	var reqs []reconcile.Request
+	row := &hubv1alpha1.LeaderboardRow{}
+	for name, e := range l.Rows {
+		key := types.NamespacedName{Namespace: l.Namespace, Name: name}
+		if err := r.Get(ctx, key, row); err != nil || hubv1alpha1.IdentityRecorded(row) || string(row.UID) == e.ID {
+			continue // not there yet (its creation is reconciled), recorded, or the same row
+		}
+		reqs = append(reqs, reconcile.Request{NamespacedName: key})
+	}
+	return reqs
 }
 
 func (r *LeaderboardRowReconciler) rowsOfBoard(ctx context.Context, o client.Object) []reconcile.Request {

@@ -7,7 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -174,14 +173,4 @@ func fill(ledger *hubv1alpha1.RowIdentityLedger, todo map[string]hubv1alpha1.Row
 		delete(todo, name)
 	}
 	return added
-}
-
-// rowsOfLedger maps a ledger's creation (a restore brings one back) to the rows it
-// names, so that a row restored before its ledger takes the identity the ledger holds.
-func rowsOfLedger(l *hubv1alpha1.RowIdentityLedger) []types.NamespacedName {
-	out := make([]types.NamespacedName, 0, len(l.Rows))
-	for name := range l.Rows {
-		out = append(out, types.NamespacedName{Namespace: l.Namespace, Name: name})
-	}
-	return out
 }

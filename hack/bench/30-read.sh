@@ -114,6 +114,15 @@ t2=$(date +%s.%N)
 # (controller-runtime's rest_client_requests_total). The seeded rows have no recorded id
 # (hub.podium.dev/id), as rows stored before ids were recorded: an upgrade or a restart
 # over a large board must not cost a write per row (docs/performance.md, "Rows in").
+# The ledgers are written a moment after the pass (rows gathered, then up to 5,000 a
+# write): wait until they hold every row that lacks a recorded identity.
+ledgered() {
+  "$KUBEBUILDER_ASSETS/kubectl" --kubeconfig "$work/kc" get rowidentityledgers -A -o json |
+    python3 -c 'import json,sys; print(sum(len(i.get("rows") or {}) for i in json.load(sys.stdin)["items"]))'
+}
+for _ in $(seq 300); do [ "$(ledgered)" -ge "$ROWS" ] && break; sleep 1; done
+t3=$(date +%s.%N)
+echo ">> rows held by row identity ledgers: $(ledgered) of $ROWS, $(python3 -c "print(f'{$t3-$t0:.1f}')") s after the operator started"
 startup_writes=$(curl -sf "http://127.0.0.1:$metrics_port/metrics" |
   awk '/^rest_client_requests_total\{.*method="(PATCH|PUT)"/ {s += $NF} END {print s+0}')
 startup_posts=$(curl -sf "http://127.0.0.1:$metrics_port/metrics" |
