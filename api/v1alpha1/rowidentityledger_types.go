@@ -23,7 +23,7 @@ type RowIdentityLedger struct {
 
 	// rows maps a row's object name to its identity.
 	// +optional
-	// +kubebuilder:validation:MaxProperties=5000
+	// +kubebuilder:validation:MaxProperties=1000
 	Rows map[string]RowIdentity `json:"rows,omitempty"`
 }
 
@@ -39,9 +39,10 @@ type RowIdentity struct {
 	CreatedAt metav1.Time `json:"createdAt"`
 }
 
-// RowIdentityLedgerCapacity is how many rows one ledger holds at most (about 120 bytes
-// a row: well under an object's size limit).
-const RowIdentityLedgerCapacity = 5000
+// RowIdentityLedgerCapacity is how many rows one ledger holds at most: about 120 bytes a
+// row, so an append (the ledger written whole) rewrites at most about 120 KB, and an
+// upgrade over 100,000 rows writes 100 ledgers.
+const RowIdentityLedgerCapacity = 1000
 
 // RowIdentityLedgerList contains a list of RowIdentityLedger.
 // +kubebuilder:object:root=true
