@@ -3,7 +3,7 @@
 // in messages, whether it has a fingerprint or takes an organization seat, and how a run
 // receives it (an environment variable or an imagePullSecret). The store, the HTTP
 // handlers, the controllers, the delivery webhook, the preflight and the metrics ask the
-// table Kinds instead of branching on spec.type (docs/development.md, "Adding a kind of
+// table Kinds instead of branching on spec.type (docs/design/extending.md, "Adding a kind of
 // hosted secret").
 //
 // It is a rule package: it imports, of Podium's packages, only api/v1alpha1. Nothing in

@@ -12,7 +12,7 @@ import (
 	"podium.dev/podium/internal/secretkind"
 )
 
-// row is what a kind states as data, one line of the table in docs/development.md
+// row is what a kind states as data, one line of the table in docs/design/extending.md
 // ("Adding a kind of hosted secret").
 type row struct {
 	Type                               hubv1alpha1.SecretType
