@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	authorizationv1 "k8s.io/api/authorization/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -19,6 +19,7 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/controllers"
+	"podium.dev/podium/internal/authn"
 	"podium.dev/podium/internal/delivery"
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/metrics"
@@ -127,9 +128,15 @@ func webhookHandler(mgr manager.Manager, c *components, resolver *delivery.Resol
 		return nil, err
 	}
 	rows, err := admission.StandaloneWebhook(&admission.Webhook{Handler: &rowadmission.Handler{Boards: mgr.GetClient(), Live: mgr.GetAPIReader(),
-		Restorer: rowadmission.RestorerCheck(func(ctx context.Context, sar *authorizationv1.SubjectAccessReview) error {
-			return mgr.GetClient().Create(ctx, sar)
-		}, 10*time.Second)}}, admission.StandaloneOptions{
+		// The operator's reviewer: SubjectAccessReviews cached reviewTTL by everything
+		// asked (user, groups, extra, namespace, verb).
+		Restorer: func(ctx context.Context, u authenticationv1.UserInfo, namespace string) (bool, error) {
+			if c.Reviewer == nil {
+				return false, errors.New("no access reviewer") // treated as unsure: no new id
+			}
+			return c.Reviewer.Allowed(ctx, authn.NewCaller(u.Username, u.UID, u.Groups, u.Extra),
+				authn.Attributes{Namespace: namespace, Verb: hubv1alpha1.VerbRestore, Resource: "leaderboardrows"})
+		}}}, admission.StandaloneOptions{
 		Logger: log.WithName("rows"), MetricsPath: rowadmission.Path,
 	})
 	if err != nil {

@@ -21,18 +21,15 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"time"
 
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -159,56 +156,10 @@ func (h *Handler) controllerRef(ctx context.Context, namespace string, r row) *m
 	if err != nil || lb.DeletionTimestamp != nil {
 		return nil
 	}
-	return &metav1.OwnerReference{
-		APIVersion: hubv1alpha1.GroupVersion.String(), Kind: "Leaderboard",
-		Name: lb.Name, UID: lb.UID,
-		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
-	}
+	return metav1.NewControllerRef(lb, hubv1alpha1.GroupVersion.WithKind("Leaderboard"))
 }
 
 // pointer escapes a map key for a JSON pointer (RFC 6901).
 func pointer(key string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
-}
-
-// RestorerCheck returns a Restorer that asks the apiserver (a SubjectAccessReview made
-// with create) and keeps each answer for ttl: a bulk import asks once per user and
-// namespace, not once per row.
-func RestorerCheck(create func(context.Context, *authorizationv1.SubjectAccessReview) error, ttl time.Duration) func(context.Context, authenticationv1.UserInfo, string) (bool, error) {
-	type answer struct {
-		allowed bool
-		until   time.Time
-	}
-	var mu sync.Mutex
-	answers := map[string]answer{}
-	return func(ctx context.Context, user authenticationv1.UserInfo, namespace string) (bool, error) {
-		key := namespace + "\x00" + user.Username + "\x00" + user.UID + "\x00" + strings.Join(user.Groups, "\x00")
-		now := time.Now()
-		mu.Lock()
-		a, ok := answers[key]
-		mu.Unlock()
-		if ok && now.Before(a.until) {
-			return a.allowed, nil
-		}
-		extra := map[string]authorizationv1.ExtraValue{}
-		for k, v := range user.Extra {
-			extra[k] = authorizationv1.ExtraValue(v)
-		}
-		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: user.Username, UID: user.UID, Groups: user.Groups, Extra: extra,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: namespace, Verb: hubv1alpha1.VerbRestore, Group: hubv1alpha1.GroupVersion.Group, Resource: "leaderboardrows",
-			},
-		}}
-		if err := create(ctx, sar); err != nil {
-			return false, err
-		}
-		mu.Lock()
-		if len(answers) > 4096 {
-			answers = map[string]answer{}
-		}
-		answers[key] = answer{allowed: sar.Status.Allowed, until: now.Add(ttl)}
-		mu.Unlock()
-		return sar.Status.Allowed, nil
-	}
 }
