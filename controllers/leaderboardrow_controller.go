@@ -258,14 +258,7 @@ func (r *LeaderboardRowReconciler) recordIdentity(ctx context.Context, row *hubv
 	case e.ID == string(row.UID):
 		return false, nil // the row the ledger recorded
 	}
-	ann := row.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	for k, v := range hubv1alpha1.LedgerAnnotations(e) {
-		ann[k] = v
-	}
-	row.SetAnnotations(ann)
+	setAnnotations(row, hubv1alpha1.LedgerAnnotations(e))
 	return true, nil
 }
 

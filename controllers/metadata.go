@@ -59,15 +59,20 @@ func identityPatch(obj client.Object, events eventRecorder) bool {
 			"The object was created with an id or creation time that only a restore identity (the restore verb, ClusterRole podium-restorer) may set; it has the new id %s, and links to its old id no longer find it",
 			string(obj.GetUID()))
 	}
+	setAnnotations(obj, hubv1alpha1.IdentityAnnotations(obj))
+	return true
+}
+
+// setAnnotations sets want on obj's annotations (setLabels' twin, without the report).
+func setAnnotations(obj client.Object, want map[string]string) {
 	ann := obj.GetAnnotations()
 	if ann == nil {
 		ann = map[string]string{}
 	}
-	for k, v := range hubv1alpha1.IdentityAnnotations(obj) {
+	for k, v := range want {
 		ann[k] = v
 	}
 	obj.SetAnnotations(ann)
-	return true
 }
 
 // ensureIdentity records obj's id and creation time (identityPatch) with a merge patch

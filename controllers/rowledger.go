@@ -47,13 +47,25 @@ func (l *rowLedger) lookup(ctx context.Context, namespace, name string) (hubv1al
 
 // record queues row's identity as it is now (its UID and creationTimestamp).
 func (l *rowLedger) record(row *hubv1alpha1.LeaderboardRow) {
+	l.queue(row.Namespace, map[string]hubv1alpha1.RowIdentity{
+		row.Name: {ID: string(row.UID), CreatedAt: row.CreationTimestamp},
+	}, true)
+}
+
+// queue adds rows to what the next batch writes (replacing an entry queued for the same
+// name when replace is set) and wakes the writer.
+func (l *rowLedger) queue(namespace string, rows map[string]hubv1alpha1.RowIdentity, replace bool) {
 	l.mu.Lock()
-	ns := l.pending[row.Namespace]
+	ns := l.pending[namespace]
 	if ns == nil {
 		ns = map[string]hubv1alpha1.RowIdentity{}
-		l.pending[row.Namespace] = ns
+		l.pending[namespace] = ns
 	}
-	ns[row.Name] = hubv1alpha1.RowIdentity{ID: string(row.UID), CreatedAt: row.CreationTimestamp}
+	for name, e := range rows {
+		if _, queued := ns[name]; replace || !queued {
+			ns[name] = e
+		}
+	}
 	l.mu.Unlock()
 	select {
 	case l.wake <- struct{}{}:
@@ -83,7 +95,8 @@ func (l *rowLedger) Start(ctx context.Context) error {
 			// A namespace gone or going takes its rows with it; any other error (a
 			// conflict, the apiserver away) retries with the next batch.
 			if err := l.flush(ctx, ns, rows); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
-				l.requeue(ns, rows)
+				// Back into the next batch, behind anything queued since.
+				l.queue(ns, rows, false)
 			}
 		}
 	}
@@ -91,27 +104,6 @@ func (l *rowLedger) Start(ctx context.Context) error {
 
 // NeedLeaderElection: one writer.
 func (l *rowLedger) NeedLeaderElection() bool { return true }
-
-// requeue puts back entries a failed write did not record (a conflict, the apiserver
-// away): they are written with the next batch.
-func (l *rowLedger) requeue(namespace string, rows map[string]hubv1alpha1.RowIdentity) {
-	l.mu.Lock()
-	ns := l.pending[namespace]
-	if ns == nil {
-		ns = map[string]hubv1alpha1.RowIdentity{}
-		l.pending[namespace] = ns
-	}
-	for name, e := range rows {
-		if _, newer := ns[name]; !newer {
-			ns[name] = e
-		}
-	}
-	l.mu.Unlock()
-	select {
-	case l.wake <- struct{}{}:
-	default:
-	}
-}
 
 // flush writes rows into the namespace's ledgers: rows a ledger already names are
 // skipped; the rest go into ledgers with room, then into new ones.

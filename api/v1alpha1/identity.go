@@ -68,10 +68,7 @@ func IdentityRefused(o metav1.Object) bool {
 // IdentityAnnotations are the annotations that record an object's identity as it is
 // now: what the operator writes once.
 func IdentityAnnotations(o metav1.Object) map[string]string {
-	return map[string]string{
-		AnnotationID:        ID(o),
-		AnnotationCreatedAt: CreatedAt(o).UTC().Format(time.RFC3339),
-	}
+	return LedgerAnnotations(RowIdentity{ID: ID(o), CreatedAt: CreatedAt(o)})
 }
 
 // LedgerIdentity is the identity the row ledgers of a namespace hold for the row named
