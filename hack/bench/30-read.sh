@@ -25,35 +25,15 @@ if [ -z "${STARTUP_ONLY:-}" ] && ! command -v wrk >/dev/null; then
   if [ "$(id -u)" = 0 ]; then apt-get install -y wrk >/dev/null; else sudo apt-get install -y wrk >/dev/null; fi
 fi
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. hack/bench/lib/controlplane.sh
 
 bin=${PODIUM_BIN:-$work}
 if [ ! -x "$bin/podium-operator" ]; then bin=$work; go build -o "$bin/podium-operator" ./cmd/operator; fi
-(cd hack/loadgen && go build -o "$work/podium-loadgen" .)
 # The same operator with a signal switch for its collector (cmd/operator/benchgc.go):
 # the page 1 read is measured once more with the collector off, in the same process.
 go build -tags benchgc -o "$work/podium-operator-benchgc" ./cmd/operator
-lg="$work/podium-loadgen"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-wait_for() { # file pattern seconds
-  for _ in $(seq "$3"); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 1; done
-  echo "timed out waiting for $2 in $1" >&2; cat "$1" >&2; return 1
-}
-
-echo ">> control plane"
-"$lg" controlplane -kubeconfig "$work/kc" -etcd-url-file "$work/etcd" >"$work/cp.log" 2>&1 &
-pids+=($!)
-wait_for "$work/cp.log" "control plane ready" 90
-"$lg" seed -kubeconfig "$work/kc" -rows 0
+start_controlplane
 
 # start_operator NAME [BINARY]: runs podium-operator with gctrace (the live heap after
 # each GC), without the admission probe (this control plane has no admission policies).

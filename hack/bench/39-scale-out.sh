@@ -21,34 +21,16 @@ ROWS=${ROWS:-100000}
 export KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS:-$(bash hack/controlplane.sh)}
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  [ -n "${KEEP:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
+. hack/bench/lib/controlplane.sh
 
-(cd hack/loadgen && go build -o "$work/podium-loadgen" .)
 # The bench build: a forced GC on SIGUSR1 (cmd/operator/benchgc.go) and the start-up CPU
 # profile (cmd/operator/benchprof.go).
 go build -tags benchgc -o "$work/podium-operator-benchgc" ./cmd/operator
-lg="$work/podium-loadgen"
 kubectl="$KUBEBUILDER_ASSETS/kubectl"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 now() { date +%s.%N; }
-wait_for() { # file pattern seconds
-  for _ in $(seq "$3"); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 1; done
-  echo "timed out waiting for $2 in $1" >&2; cat "$1" >&2; return 1
-}
 
-echo ">> control plane"
-"$lg" controlplane -kubeconfig "$work/kc" -etcd-url-file "$work/etcd" >"$work/cp.log" 2>&1 &
-pids+=($!)
-wait_for "$work/cp.log" "control plane ready" 90
-"$lg" seed -kubeconfig "$work/kc" -rows 0
+start_controlplane
 
 # start_read NAME [env...]: a read replica as the chart runs it (--role=read), with
 # gctrace (the live heap marked by each GC cycle) on stderr.
