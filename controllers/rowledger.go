@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 // written together: up to RowIdentityLedgerCapacity rows a write, never a write per row
 // (docs/operations.md, "Backup and restore"; docs/performance.md, "Rows in").
 type rowLedger struct {
-	// cache reads ledgers (the manager's cache); api reads them before a write.
+	// cache reads ledgers (the manager's cache); api reads one whose write conflicted.
 	cache ctrl.Reader
 	api   ctrl.Reader
 	write ctrl.Writer
@@ -28,11 +29,26 @@ type rowLedger struct {
 	mu      sync.Mutex
 	pending map[string]map[string]hubv1alpha1.RowIdentity // namespace -> row name -> identity
 	wake    chan struct{}
+
+	// written holds, by namespace and name, the ledgers as the writer last wrote (or,
+	// after a conflict, read) them, until the cache holds that version or a newer one:
+	// the next batch builds on them, not on a cache a write behind. Only the writer's
+	// goroutine uses it.
+	written map[string]map[string]*hubv1alpha1.RowIdentityLedger
 }
+
+// ledgerOpenBelow is how many rows a ledger may hold for a batch still to be appended
+// to it; a fuller one is left as it is and the batch starts a new ledger. Appending
+// rewrites the whole object (the apiserver decodes, validates, stores and sends every
+// entry again), so a ledger is rewritten at most a few times, and a row's identity
+// costs about one entry written, not one per batch that follows it into the same
+// ledger (docs/performance.md, "Rows in").
+const ledgerOpenBelow = hubv1alpha1.RowIdentityLedgerCapacity / 4
 
 func newRowLedger(cache, api ctrl.Reader, write ctrl.Writer) *rowLedger {
 	return &rowLedger{cache: cache, api: api, write: write, every: time.Second,
-		pending: map[string]map[string]hubv1alpha1.RowIdentity{}, wake: make(chan struct{}, 1)}
+		pending: map[string]map[string]hubv1alpha1.RowIdentity{}, wake: make(chan struct{}, 1),
+		written: map[string]map[string]*hubv1alpha1.RowIdentityLedger{}}
 }
 
 // lookup is the identity the namespace's ledgers hold for the row named name.
@@ -94,7 +110,7 @@ func (l *rowLedger) Start(ctx context.Context) error {
 		for ns, rows := range pending {
 			// A namespace gone or going takes its rows with it; any other error (a
 			// conflict, the apiserver away) retries with the next batch.
-			if err := l.flush(ctx, ns, rows); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
+			if err := l.flush(ctx, ns, rows); err != nil && !dropsRows(err) {
 				// Back into the next batch, behind anything queued since.
 				l.queue(ns, rows, false)
 			}
@@ -102,28 +118,35 @@ func (l *rowLedger) Start(ctx context.Context) error {
 	}
 }
 
+// dropsRows says whether a failed batch's rows are given up: a NotFound or Forbidden
+// means their namespace is gone or going, and its rows with it.
+func dropsRows(err error) bool { return apierrors.IsNotFound(err) || apierrors.IsForbidden(err) }
+
 // NeedLeaderElection: one writer.
 func (l *rowLedger) NeedLeaderElection() bool { return true }
 
 // flush writes rows into the namespace's ledgers: rows a ledger already names are
-// skipped; the rest go into ledgers with room, then into new ones.
+// skipped; the rest go into a ledger with fewer than ledgerOpenBelow rows, then into new
+// ones. The ledgers are read from the cache, with the versions this writer wrote
+// itself (l.written) where the cache has not caught up; a write on a stale one conflicts,
+// and its rows go back into the next batch.
 func (l *rowLedger) flush(ctx context.Context, namespace string, rows map[string]hubv1alpha1.RowIdentity) error {
-	list := &hubv1alpha1.RowIdentityLedgerList{}
-	if err := l.api.List(ctx, list, ctrl.InNamespace(namespace)); err != nil {
+	ledgers, err := l.ledgers(ctx, namespace)
+	if err != nil {
 		return err
 	}
 	todo := map[string]hubv1alpha1.RowIdentity{}
 	for name, e := range rows {
-		if _, held := hubv1alpha1.LedgerIdentity(list.Items, name); !held {
+		if _, held := hubv1alpha1.LedgerIdentity(ledgers, name); !held {
 			todo[name] = e
 		}
 	}
-	for i := range list.Items {
+	for i := range ledgers {
 		if len(todo) == 0 {
 			return nil
 		}
-		ledger := &list.Items[i]
-		if len(ledger.Rows) >= hubv1alpha1.RowIdentityLedgerCapacity {
+		ledger := &ledgers[i]
+		if len(ledger.Rows) >= ledgerOpenBelow {
 			continue
 		}
 		added := fill(ledger, todo)
@@ -131,8 +154,18 @@ func (l *rowLedger) flush(ctx context.Context, namespace string, rows map[string
 			for name, e := range added {
 				todo[name] = e
 			}
+			switch {
+			case apierrors.IsConflict(err):
+				l.reread(ctx, ledger)
+			case apierrors.IsNotFound(err):
+				// Deleted since it was read: the rows go into the next batch (a
+				// NotFound from flush would drop them as the namespace's).
+				delete(l.written[namespace], ledger.Name)
+				return fmt.Errorf("row identity ledger %s/%s is gone; its rows go into the next batch", namespace, ledger.Name)
+			}
 			return err
 		}
+		l.wrote(ledger)
 	}
 	for len(todo) > 0 {
 		ledger := &hubv1alpha1.RowIdentityLedger{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, GenerateName: "podium-row-ids-"}}
@@ -146,8 +179,61 @@ func (l *rowLedger) flush(ctx context.Context, namespace string, rows map[string
 			}
 			return err
 		}
+		l.wrote(ledger)
 	}
 	return nil
+}
+
+// ledgers are the namespace's ledgers: the cache's, each replaced by the version this
+// writer last wrote when that one is newer (a higher generation: every write of a ledger
+// changes its rows). Written versions the cache has caught up with are forgotten.
+func (l *rowLedger) ledgers(ctx context.Context, namespace string) ([]hubv1alpha1.RowIdentityLedger, error) {
+	list := &hubv1alpha1.RowIdentityLedgerList{}
+	if err := l.cache.List(ctx, list, ctrl.InNamespace(namespace)); err != nil {
+		return nil, err
+	}
+	mine := l.written[namespace]
+	seen := map[string]bool{}
+	for i := range list.Items {
+		name := list.Items[i].Name
+		seen[name] = true
+		w, ok := mine[name]
+		switch {
+		case !ok:
+		case w.UID == list.Items[i].UID && w.Generation > list.Items[i].Generation:
+			list.Items[i] = *w.DeepCopy()
+		default:
+			delete(mine, name)
+		}
+	}
+	for name, w := range mine {
+		if !seen[name] { // created by this writer, not in the cache yet
+			list.Items = append(list.Items, *w.DeepCopy())
+		}
+	}
+	if len(mine) == 0 {
+		delete(l.written, namespace)
+	}
+	return list.Items, nil
+}
+
+// wrote keeps the version of a ledger a write returned (see l.written).
+func (l *rowLedger) wrote(ledger *hubv1alpha1.RowIdentityLedger) {
+	ns := l.written[ledger.Namespace]
+	if ns == nil {
+		ns = map[string]*hubv1alpha1.RowIdentityLedger{}
+		l.written[ledger.Namespace] = ns
+	}
+	ns[ledger.Name] = ledger.DeepCopy()
+}
+
+// reread keeps the apiserver's version of a ledger whose write conflicted, so that the
+// retry builds on it (the cache may still be behind).
+func (l *rowLedger) reread(ctx context.Context, ledger *hubv1alpha1.RowIdentityLedger) {
+	fresh := &hubv1alpha1.RowIdentityLedger{}
+	if err := l.api.Get(ctx, ctrl.ObjectKeyFromObject(ledger), fresh); err == nil {
+		l.wrote(fresh)
+	}
 }
 
 // fill moves entries of todo into ledger up to its capacity and returns them.

@@ -25,6 +25,7 @@ type RowIdentityLedger struct {
 	// rows maps a row's object name to its identity.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=1000
+	// +mapType=atomic
 	//nolint:kubeapilinter // A map on purpose: a ledger is written whole by the operator (an update at its resourceVersion, never server-side apply, so no list merge semantics are lost), and the operator looks a row's name up in every ledger of its namespace for each row it reconciles (100 ledgers at 100,000 rows): a map keyed by the row's name keeps that lookup constant, where a list would be scanned.
 	Rows map[string]RowIdentity `json:"rows,omitempty"`
 }
@@ -42,8 +43,10 @@ type RowIdentity struct {
 }
 
 // RowIdentityLedgerCapacity is how many rows one ledger holds at most: about 120 bytes a
-// row, so an append (the ledger written whole) rewrites at most about 120 KB, and an
-// upgrade over 100,000 rows writes 100 ledgers.
+// row, so a write of a ledger (always whole) is at most about 120 KB, and an upgrade over
+// 100,000 rows writes 100 ledgers. The map is atomic for server-side apply's field
+// tracking: the apiserver records one managed field for it, not one per row, on each
+// write.
 const RowIdentityLedgerCapacity = 1000
 
 // RowIdentityLedgerList contains a list of RowIdentityLedger.

@@ -204,10 +204,19 @@ func seed(g Gomega, cl *cluster) {
 	g.Expect(err).NotTo(HaveOccurred())
 	defer w.Stop()
 	alice := cl.asMember(g)
+	board := &hubv1alpha1.Leaderboard{}
+	g.Expect(cl.c.Get(ctx, client.ObjectKey{Namespace: org, Name: "main"}, board)).To(Succeed())
 	for i, score := range []int{3, 1, 2} {
 		r := &hubv1alpha1.LeaderboardRow{
 			ObjectMeta: metav1.ObjectMeta{Namespace: org, Name: fmt.Sprintf("row-%d", i)},
 			Spec:       hubv1alpha1.LeaderboardRowSpec{Leaderboard: "main", Metrics: raw(fmt.Sprintf(`{"score":%d}`, score))},
+		}
+		if i == 1 {
+			// As the CLI sends a row: with its board's controller reference. A member's
+			// row still goes to the webhook for its id (only a restore identity's does not).
+			controller := true
+			r.OwnerReferences = []metav1.OwnerReference{{APIVersion: hubv1alpha1.GroupVersion.String(), Kind: "Leaderboard",
+				Name: board.Name, UID: board.UID, Controller: &controller}}
 		}
 		g.Expect(alice.Create(ctx, r)).To(Succeed())
 		// The operator's admission webhook recorded the row's identity and its board's

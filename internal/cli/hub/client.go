@@ -43,7 +43,7 @@ type Options struct {
 
 // Client talks to the Kubernetes API as the user of the kubeconfig.
 type Client struct {
-	c         client.Client
+	c         client.WithWatch
 	host      string
 	org       string
 	contextNS string
@@ -66,9 +66,12 @@ func RESTConfig(o Options) (*rest.Config, string, error) {
 	if err != nil || ns == "" {
 		ns = "default"
 	}
-	// Hundreds of rows are written concurrently; client-go's default 5 QPS would
-	// serialize them again.
-	cfg.QPS, cfg.Burst = 200, 400
+	// Hundreds of rows are written concurrently, at most Workers at a time: that bounds
+	// what the CLI asks of the apiserver, whose priority and fairness queues protect it
+	// from many clients. A client-side rate limit on top (client-go's default is 5 a
+	// second) only idles the command: a 500-row create waited for tokens once past a
+	// burst (docs/performance.md, "Rows in").
+	cfg.QPS = -1
 	cfg.UserAgent = "podium-cli"
 	return cfg, ns, nil
 }
@@ -87,7 +90,7 @@ func New(o Options) (*Client, error) {
 		return nil, fmt.Errorf("connecting to the cluster: %w", err)
 	}
 	hc.CheckRedirect = refuseRedirect // the kubeconfig's credential goes to its server only
-	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme, HTTPClient: hc})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme.Scheme, HTTPClient: hc})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the cluster: %w", err)
 	}

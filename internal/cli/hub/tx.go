@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -366,33 +367,69 @@ const idWait = 5 * time.Second
 
 // awaitRowIDs waits, at most idWait, until the controller has written the status (and
 // so status.id, what finds a row by id) of the new rows, so that the ids a command
-// prints work in the next command. It costs one list per try of the board's rows still
-// without an id (field selector status.id=""), backing off from 20 ms; no write. With
-// no operator running it gives up after idWait: the rows exist either way, and are
-// found by id once the controller has seen them.
+// prints work in the next command. It lists the board's rows still without an id
+// (field selector status.id="", metadata only) once, then watches that selection from
+// the list's resourceVersion: the apiserver reports each row leaving it (its id
+// written) as it happens, so the command ends when the last id is written, not at the
+// next try of a poll. No write. Should the watch fail or end early, it falls back to
+// listing again, backing off from 20 ms. With no operator running it gives up after
+// idWait: the rows exist either way, and are found by id once the controller has seen
+// them.
 func (c *Client) awaitRowIDs(ctx context.Context, board client.Object, rows []client.Object) {
 	pending := map[types.UID]bool{}
 	for _, r := range rows {
 		pending[r.GetUID()] = true
 	}
-	sel := client.MatchingFields{RowBoardField: board.GetName(), RowIDField: ""}
-	awaitState(ctx, func() bool {
-		var list metav1.PartialObjectMetadataList
-		list.SetGroupVersionKind(hubv1alpha1.GroupVersion.WithKind("LeaderboardRowList"))
-		if err := c.c.List(ctx, &list, client.InNamespace(board.GetNamespace()), sel); err != nil {
-			return true
-		}
-		without := make(map[types.UID]bool, len(list.Items))
-		for _, r := range list.Items {
-			without[r.UID] = true
-		}
-		for uid := range pending {
-			if !without[uid] {
-				delete(pending, uid)
+	ctx, cancel := context.WithTimeout(ctx, idWait)
+	defer cancel()
+	opts := []client.ListOption{client.InNamespace(board.GetNamespace()), client.MatchingFields{RowBoardField: board.GetName(), RowIDField: ""}}
+	rv, ok := c.rowsWithoutID(ctx, pending, opts)
+	if !ok || len(pending) == 0 {
+		return
+	}
+	var list metav1.PartialObjectMetadataList
+	list.SetGroupVersionKind(hubv1alpha1.GroupVersion.WithKind("LeaderboardRowList"))
+	if w, err := c.c.Watch(ctx, &list, append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})...); err == nil {
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				break
+			}
+			if m, ok := ev.Object.(*metav1.PartialObjectMetadata); ok && ev.Type == watch.Deleted {
+				delete(pending, m.UID) // its id was written (or it is gone)
+			}
+			if len(pending) == 0 {
+				break
 			}
 		}
-		return len(pending) == 0
-	})
+		w.Stop()
+	}
+	if len(pending) > 0 && ctx.Err() == nil {
+		awaitState(ctx, func() bool {
+			_, ok := c.rowsWithoutID(ctx, pending, opts)
+			return !ok || len(pending) == 0
+		})
+	}
+}
+
+// rowsWithoutID lists (metadata only) the rows opts select, those without an id, and
+// drops from pending every row not among them. It returns the list's resourceVersion
+// and false when the list failed.
+func (c *Client) rowsWithoutID(ctx context.Context, pending map[types.UID]bool, opts []client.ListOption) (string, bool) {
+	var list metav1.PartialObjectMetadataList
+	list.SetGroupVersionKind(hubv1alpha1.GroupVersion.WithKind("LeaderboardRowList"))
+	if err := c.c.List(ctx, &list, opts...); err != nil {
+		return "", false
+	}
+	without := make(map[types.UID]bool, len(list.Items))
+	for _, r := range list.Items {
+		without[r.UID] = true
+	}
+	for uid := range pending {
+		if !without[uid] {
+			delete(pending, uid)
+		}
+	}
+	return list.ResourceVersion, true
 }
 
 // awaitNewRowIDs waits for the ids of the rows a plan created (see awaitRowIDs).
