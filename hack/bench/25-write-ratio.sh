@@ -6,10 +6,14 @@
 # kubectl applies), raw row creates, and ConfigMaps of a row's bytes (16 writers, and
 # through kubectl apply). The last line ("summary") has raw creates, the floor,
 # Podium's path and its ratio to the floor (docs/performance.md, "Rows in"). Prints the
-# apiserver's writes per object and the load average before and after. Needs
-# KUBEBUILDER_ASSETS; uses $PODIUM_BIN/podium when set. PODIUM_BENCH_WRITE_ROWS sets the
-# number of rows (default 3,000, a multiple of 500); PODIUM_BENCH_PPROF=<dir> writes CPU
-# profiles of the apiserver (raw phase) there.
+# apiserver's writes per object and the load average before and after, and a second
+# floor: the first with a bare watcher writing each status as the rows are created (what
+# any operator adds, nothing of Podium's). Needs KUBEBUILDER_ASSETS; uses
+# $PODIUM_BIN/podium when set. PODIUM_BENCH_WRITE_ROWS sets the number of rows (default
+# 3,000, a multiple of 500); PODIUM_BENCH_PPROF=<dir> writes CPU profiles of the
+# apiserver and of the bench's process (the operator) per phase there
+# (apiserver-<phase>.pprof, operator-<phase>.pprof; phases floor, watched, raw, cli,
+# kubectl).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 echo "== 25-write-ratio: rows served vs the apiserver's create rate ($(uptime | sed 's/.*load average/load average/'))"

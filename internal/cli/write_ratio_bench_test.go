@@ -24,6 +24,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
@@ -44,10 +46,17 @@ import (
 //     (kubectl's ceiling: it applies one object after the other);
 //   - `podium hub leaderboard row create` of N rows in files of 500, one command after
 //     the other, until `GET /v1/leaderboards/<org>/<dataset>/<name>` reports all N;
-//   - `kubectl apply -f` of the same N rows as one manifest, until the read reports them.
+//   - `kubectl apply -f` of the same N rows as one manifest, until the read reports them;
+//   - before the operator starts, the floor of a row (its create and one status write
+//     through the shipped admission policies, by 16 writers, and with kubectl apply for
+//     the creates), and the floor with a bare watcher (an informer writing each new
+//     row's status as the creates go on): what any operator adds to the floor, without
+//     anything of Podium's.
 //
 // It also prints how many writes the apiserver took per row (its own request counter,
-// every client included). PODIUM_BENCH_WRITE_ROWS sets N (default 3,000). Run by
+// every client included) and how often it called the row webhook.
+// PODIUM_BENCH_WRITE_ROWS sets N (default 3,000); PODIUM_BENCH_PPROF=<dir> writes CPU
+// profiles of the apiserver and of this process per phase. Run by
 // hack/bench/25-write-ratio.sh.
 func BenchmarkWriteRatio(b *testing.B) {
 	n := 3000
@@ -83,18 +92,31 @@ func BenchmarkWriteRatio(b *testing.B) {
 	// what the apiserver and etcd spend on the two writes a row cannot do without,
 	// whatever the operator does.
 	cpuAt := cpuNowFor(ctx, b, env, wcfg)
+	apiHC, err := rest.HTTPClientFor(wcfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stopProfile := profileAPIServer(ctx, b, apiHC, wcfg.Host, "floor", 5)
 	floor := rowFloor(ctx, b, c, cpuAt, n)
+	stopProfile()
 	// The same floor for rows applied with kubectl, which applies one object after the
 	// other: `kubectl apply -f` of the manifest the kubectl run below applies, then one
 	// status update per row by 16 writers.
 	kFloor := kubectlFloor(ctx, b, c, cpuAt, func(manifest string) { run(kubectl, "apply", "-f", manifest) }, dir, n)
+	// What any operator costs on top of the floor: the same creates by 16 writers while
+	// a bare watcher (an informer of rows, 16 workers writing each new row the same
+	// status, nothing else: no webhook, no ledger, no read) keeps up with them.
+	var watched struct {
+		rate  float64
+		cpu   string
+		total float64
+	}
+	stopProfile = profileAPIServer(ctx, b, apiHC, wcfg.Host, "watched", 6)
+	watched.rate, watched.cpu, watched.total = watchedFloor(ctx, b, wcfg, c, cpuAt, n)
+	stopProfile()
 	// The operator as deployed: it serves the admission webhooks (delivery, and the
 	// row webhook that records a row's id and board in its create).
 	op, err := testenv.StartOperatorWithDelivery(ctx, cfg, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	apiHC, err := rest.HTTPClientFor(wcfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -188,7 +210,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		}
 		controller := true
 		before, cpu0 = apiMetrics(), cpuAt()
-		stopProfile := profileAPIServer(ctx, b, apiHC, wcfg.Host)
+		stopProfile = profileAPIServer(ctx, b, apiHC, wcfg.Host, "raw", 8)
 		start = time.Now()
 		parallel(b, n, 16, func(i int) error {
 			md, mt, tr := rowSpec(i)
@@ -221,6 +243,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 			b.Fatal(err)
 		}
 		before, cpu0 = apiMetrics(), cpuAt()
+		stopProfile = profileAPIServer(ctx, b, apiHC, wcfg.Host, "cli", 8)
 		start = time.Now()
 		for range n / perFile {
 			run(bin, "hub", "leaderboard", "row", "create", org+"/bench/main", "--config", rowsFile, "--quiet")
@@ -228,6 +251,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		cliDone := time.Since(start)
 		served(org, n)
 		cliRate := float64(n) / time.Since(start).Seconds()
+		stopProfile()
 		cliWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
 		cliCPU := cpuAt().per(cpu0, n)
 
@@ -243,11 +267,13 @@ func BenchmarkWriteRatio(b *testing.B) {
 			b.Fatal(err)
 		}
 		before, cpu0 = apiMetrics(), cpuAt()
+		stopProfile = profileAPIServer(ctx, b, apiHC, wcfg.Host, "kubectl", 15)
 		start = time.Now()
 		run(kubectl, "apply", "-f", manifest)
 		kubectlDone := time.Since(start)
 		served(kOrg, n)
 		kubectlRate := float64(n) / time.Since(start).Seconds()
+		stopProfile()
 		kubectlWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
 		kubectlCPU := cpuAt().per(cpu0, n)
 
@@ -258,11 +284,15 @@ func BenchmarkWriteRatio(b *testing.B) {
 		fmt.Printf("write-ratio: ceiling: %d ConfigMaps of a row's bytes, 16 writers: %.0f objects/s (%s; %s)\n", n, cmRate, cmWrites, cmCPU)
 		fmt.Printf("write-ratio: the floor of a row, no operator: creates %.0f/s (%s), status updates %.0f/s (%s): CPU of both = %.1fx a ConfigMap create's, so rows served at most %.0f%% of the ceiling on CPU alone\n",
 			floor.createRate, floor.createCPU, floor.statusRate, floor.statusCPU, floor.total/cmTotal, cmTotal/floor.total*100)
+		fmt.Printf("write-ratio: the floor with a bare watcher writing each status (what any operator adds, nothing of Podium's): %.0f rows/s = %.0f%% of the floor (%s)\n",
+			watched.rate, watched.rate/floor.rate()*100, watched.cpu)
 		fmt.Printf("write-ratio: rows created by 16 writers of the bench (no CLI), served by the read: %.0f rows/s = %.0f%% of the ceiling (created after %.1fs; %s; %s)\n",
 			rawRate, rawRate/cmRate*100, rawDone.Seconds(), rawWrites, rawCPU)
 		fmt.Printf("write-ratio: podium row create, %d x %d rows, served by the read: %.0f rows/s = %.0f%% of the ceiling (commands done after %.1fs, served after %.1fs; %s; %s)\n",
 			n/perFile, perFile, cliRate, cliRate/cmRate*100, cliDone.Seconds(), float64(n)/cliRate, cliWrites, cliCPU)
 		fmt.Printf("write-ratio: kubectl's ceiling: kubectl apply -f of the %d ConfigMaps: %.0f objects/s (%s)\n", n, kubectlCMRate, kubectlCMCPU)
+		fmt.Printf("write-ratio: kubectl's floor, no operator: kubectl apply -f of the rows %.0f/s (%s), status updates %.0f/s (%s)\n",
+			kFloor.createRate, kFloor.createCPU, kFloor.statusRate, kFloor.statusCPU)
 		fmt.Printf("write-ratio: kubectl apply -f of %d rows, served by the read: %.0f rows/s = %.0f%% of kubectl's ceiling, %.0f%% of the 16-writer ceiling (apply done after %.1fs, served after %.1fs; %s; %s)\n",
 			n, kubectlRate, kubectlRate/kubectlCMRate*100, kubectlRate/cmRate*100, kubectlDone.Seconds(), float64(n)/kubectlRate, kubectlWrites, kubectlCPU)
 		// The figures the issue asks for (docs/performance.md, "Rows in"): raw creates,
@@ -357,6 +387,94 @@ func kubectlFloor(ctx context.Context, b *testing.B, c client.Client, cpuAt func
 		b.Fatal(err)
 	}
 	return out
+}
+
+// watchedFloor creates n rows by 16 writers while a bare watcher in this process (an
+// informer of rows, managed fields stripped as the operator's cache does, and 16
+// workers) writes each new row the status writeStatus writes: the floor's two writes,
+// plus what any operator must do to learn of a row and write its status, and nothing
+// Podium adds (webhook, ledger, validation against a stored board, the public read).
+// It returns the rate until every row has its status, and the CPU per row.
+func watchedFloor(ctx context.Context, b *testing.B, cfg *rest.Config, c client.Client, cpuAt func() cpu, n int) (rate float64, cpuPer string, total float64) {
+	ns := testenv.Namespace("wfloor")
+	if err := c.Create(ctx, ns); err != nil {
+		b.Fatal(err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	informer, err := crcache.New(cfg, crcache.Options{Scheme: scheme.Scheme, DefaultNamespaces: map[string]crcache.Config{ns.Name: {}},
+		DefaultTransform: crcache.TransformStripManagedFields()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	inf, err := informer.GetInformer(wctx, &hubv1alpha1.LeaderboardRow{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	queue := make(chan *hubv1alpha1.LeaderboardRow, n)
+	var written atomic.Int64
+	done := make(chan struct{})
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(o any) {
+			if r, ok := o.(*hubv1alpha1.LeaderboardRow); ok && r.Status.ID == "" {
+				queue <- r.DeepCopy()
+			}
+		},
+		UpdateFunc: func(_, o any) {
+			if r, ok := o.(*hubv1alpha1.LeaderboardRow); ok && r.Status.ID != "" && written.Add(1) == int64(n) {
+				close(done)
+			}
+		},
+	}); err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = informer.Start(wctx) }()
+	if !informer.WaitForCacheSync(wctx) {
+		b.Fatal("watched floor: the informer did not sync")
+	}
+	lb := &hubv1alpha1.Leaderboard{ObjectMeta: metav1.ObjectMeta{Name: "main", Generation: 1}}
+	var workers sync.WaitGroup
+	for range 16 {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for {
+				select {
+				case <-wctx.Done():
+					return
+				case r := <-queue:
+					r.Status = controllers.RowStatus(r, lb, time.Now())
+					if err := c.Status().Update(wctx, r); err != nil && wctx.Err() == nil {
+						b.Error(err)
+					}
+				}
+			}
+		}()
+	}
+	cpu0 := cpuAt()
+	start := time.Now()
+	parallel(b, n, 16, func(i int) error {
+		return c.Create(ctx, &hubv1alpha1.LeaderboardRow{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, GenerateName: "main-"},
+			Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "main",
+				Metadata: &apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"agent":"agent-%d"}`, i))},
+				Metrics:  &apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"reward":%d}`, i))},
+				TrialIDs: []string{fmt.Sprintf("00000000-0000-4000-8000-%012d", i)}},
+		})
+	})
+	select {
+	case <-done:
+	case <-time.After(10 * time.Minute):
+		b.Fatalf("watched floor: %d of %d statuses written in 10 minutes", written.Load(), n)
+	}
+	rate = float64(n) / time.Since(start).Seconds()
+	cpu1 := cpuAt()
+	stop()
+	workers.Wait()
+	if err := c.DeleteAllOf(ctx, &hubv1alpha1.LeaderboardRow{}, client.InNamespace(ns.Name)); err != nil {
+		b.Fatal(err)
+	}
+	return rate, cpu1.per(cpu0, n), cpu1.total(cpu0)
 }
 
 // rowFloor creates n rows by 16 writers with no operator running (the admission
@@ -531,10 +649,22 @@ func readTotal(ctx context.Context, url string) (int, error) {
 }
 
 // requestCounts reads the apiserver's apiserver_request_total counter of mutating
-// requests (from its /metrics at url), keyed "VERB resource[/subresource]".
+// requests (from its /metrics at url), keyed "VERB resource[/subresource]", and its calls
+// of the row webhook (apiserver_admission_webhook_request_total), keyed "CALL
+// webhook/rows.identity".
 func requestCounts(ctx context.Context, b *testing.B, hc *http.Client, url string) map[string]float64 {
 	out := map[string]float64{}
 	metricLines(ctx, b, hc, url, func(line string) {
+		if rest, ok := strings.CutPrefix(line, "apiserver_admission_webhook_request_total{"); ok {
+			// Calls of the row webhook: "WEBHOOK rows.identity".
+			labels, value, _ := strings.Cut(rest, "} ")
+			if l := promLabels(labels); strings.HasPrefix(l["name"], "rows.identity.") {
+				if v, err := strconv.ParseFloat(value, 64); err == nil {
+					out["CALL webhook/rows.identity"] += v
+				}
+			}
+			return
+		}
 		rest, ok := strings.CutPrefix(line, "apiserver_request_total{")
 		if !ok {
 			return
@@ -586,7 +716,11 @@ func writesPer(before, after map[string]float64, resource string, n int) string 
 		if d <= 0 {
 			continue
 		}
-		_, res, _ := strings.Cut(k, " ")
+		verb, res, _ := strings.Cut(k, " ")
+		if verb == "CALL" {
+			others = append(others, fmt.Sprintf("%s %.3f", res, d/float64(n)))
+			continue
+		}
 		if res != resource && !strings.HasPrefix(res, resource+"/") {
 			// Every other write in the phase (the boards' status, events, leases,
 			// the CLI's own), per object too: part of what a row costs.
@@ -610,30 +744,30 @@ func yamlJSON(s string) []byte {
 	return j
 }
 
-// profileAPIServer, when PODIUM_BENCH_PPROF names a directory, takes a 20-second CPU
-// profile of the apiserver (its /debug/pprof/profile) from now, written to
-// apiserver-rows.pprof there: where a row's apiserver time goes (go tool pprof -top);
-// and one of this process (the operator and the bench's writers), operator-rows.pprof.
-// The returned function waits for it.
-func profileAPIServer(ctx context.Context, b *testing.B, hc *http.Client, host string) func() {
+// profileAPIServer, when PODIUM_BENCH_PPROF names a directory, takes a CPU profile of
+// the apiserver (its /debug/pprof/profile) for the given seconds from now, written to
+// apiserver-<phase>.pprof there: where a row's apiserver time goes in that phase (go
+// tool pprof -top); and one of this process (the operator and the bench's writers) for
+// the same seconds, operator-<phase>.pprof. The returned function waits for both.
+func profileAPIServer(ctx context.Context, b *testing.B, hc *http.Client, host, phase string, seconds int) func() {
 	dir := os.Getenv("PODIUM_BENCH_PPROF")
 	if dir == "" {
 		return func() {}
 	}
 	// This process too (the operator, the bench's writers and its poller), for the
-	// same 20 seconds.
-	local, err := os.Create(filepath.Join(dir, "operator-rows.pprof"))
+	// same seconds.
+	local, err := os.Create(filepath.Join(dir, "operator-"+phase+".pprof"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	if err := pprof.StartCPUProfile(local); err != nil {
 		b.Fatal(err)
 	}
-	stopLocal := time.AfterFunc(20*time.Second, func() { pprof.StopCPUProfile(); _ = local.Close() })
+	stopLocal := time.AfterFunc(time.Duration(seconds)*time.Second, func() { pprof.StopCPUProfile(); _ = local.Close() })
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(host, "/")+"/debug/pprof/profile?seconds=20", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(host, "/")+fmt.Sprintf("/debug/pprof/profile?seconds=%d", seconds), nil)
 		if err != nil {
 			b.Error(err)
 			return
@@ -644,7 +778,7 @@ func profileAPIServer(ctx context.Context, b *testing.B, hc *http.Client, host s
 			return
 		}
 		defer func() { _ = resp.Body.Close() }()
-		f, err := os.Create(filepath.Join(dir, "apiserver-rows.pprof"))
+		f, err := os.Create(filepath.Join(dir, "apiserver-"+phase+".pprof"))
 		if err != nil {
 			b.Error(err)
 			return
