@@ -12,8 +12,8 @@
 # $PODIUM_BIN/podium when set. PODIUM_BENCH_WRITE_ROWS sets the number of rows (default
 # 3,000, a multiple of 500); PODIUM_BENCH_PPROF=<dir> writes CPU profiles of the
 # apiserver and of the bench's process (the operator) per phase there
-# (apiserver-<phase>.pprof, operator-<phase>.pprof; phases floor, watched, raw, cli,
-# kubectl).
+# (apiserver-<phase>.pprof, operator-<phase>.pprof; phases floor, kfloor, watched, raw,
+# cli, kubectl).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 echo "== 25-write-ratio: rows served vs the apiserver's create rate ($(uptime | sed 's/.*load average/load average/'))"

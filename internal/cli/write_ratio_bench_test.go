@@ -102,7 +102,9 @@ func BenchmarkWriteRatio(b *testing.B) {
 	// The same floor for rows applied with kubectl, which applies one object after the
 	// other: `kubectl apply -f` of the manifest the kubectl run below applies, then one
 	// status update per row by 16 writers.
+	stopProfile = profileAPIServer(ctx, b, apiHC, wcfg.Host, "kfloor", 12)
 	kFloor := kubectlFloor(ctx, b, c, cpuAt, func(manifest string) { run(kubectl, "apply", "-f", manifest) }, dir, n)
+	stopProfile()
 	// What any operator costs on top of the floor: the same creates by 16 writers while
 	// a bare watcher (an informer of rows, 16 workers writing each new row the same
 	// status, nothing else: no webhook, no ledger, no read) keeps up with them.
