@@ -244,9 +244,8 @@ func (r *HostedSecretReconciler) reconcileSlot(ctx context.Context, hs *hubv1alp
 func (r *HostedSecretReconciler) abandonedStore(ctx context.Context, hs *hubv1alpha1.HostedSecret) (ctrl.Result, error) {
 	// The age of this object, not of its record: a secret restored from a backup gets
 	// the time its slot pointer needs to be restored too.
-	wait := abandonedAfter(hs.CreationTimestamp.Time, r.now())
-	if wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
+	if wait := abandonedAfter(hs.CreationTimestamp.Time, r.now()); wait > 0 {
+		return ctrl.Result{RequeueAfter: pointerRecheck(wait)}, nil
 	}
 	if err := r.Client.Delete(ctx, hs, client.Preconditions{UID: &hs.UID}); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -260,6 +259,17 @@ func (r *HostedSecretReconciler) abandonedStore(ctx context.Context, hs *hubv1al
 // abandonedStoreAge is far longer than a store request can last (the HTTP server's
 // write timeout is 30 s).
 const abandonedStoreAge = 2 * time.Minute
+
+// slotPointerRecheck is how often a secret stored over HTTP that does not hold its slot
+// looks at its slot pointer again while it waits out abandonedStoreAge. The pointer is a
+// Lease, which no watch reports, and a restore brings Leases back after HostedSecrets
+// (Velero restores kinds in that order): waiting the whole age before looking again
+// left a restored secret inactive for up to two minutes after its pointer was back.
+const slotPointerRecheck = 5 * time.Second
+
+// pointerRecheck is when to look at the slot pointer again, with wait left before the
+// secret counts as abandoned.
+func pointerRecheck(wait time.Duration) time.Duration { return min(wait, slotPointerRecheck) }
 
 // abandonedAfter returns how long to wait before a pending HTTP store created at created
 // counts as abandoned; 0 when it already does.

@@ -22,3 +22,17 @@ func TestAbandonedAfter(t *testing.T) {
 		}
 	}
 }
+
+// A secret waiting for its slot pointer looks again every few seconds (a restored
+// pointer comes back after its secret), not once its whole wait is over.
+func TestPointerRecheck(t *testing.T) {
+	for _, tc := range []struct{ wait, want time.Duration }{
+		{abandonedStoreAge, slotPointerRecheck},
+		{time.Minute, slotPointerRecheck},
+		{2 * time.Second, 2 * time.Second},
+	} {
+		if got := pointerRecheck(tc.wait); got != tc.want {
+			t.Errorf("pointerRecheck(%v) = %v, want %v", tc.wait, got, tc.want)
+		}
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/index"
@@ -300,6 +301,7 @@ func (r *LeaderboardRowReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		workers = DefaultRowWorkers
 	}
 	r.ledger = newRowLedger(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetClient())
+	r.ledger.retake = make(chan event.GenericEvent, 1024)
 	status, err := newStatusWriter(mgr)
 	if err != nil {
 		return err
@@ -317,6 +319,9 @@ func (r *LeaderboardRowReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			UpdateFunc: func(event.UpdateEvent) bool { return false },
 			DeleteFunc: func(event.DeleteEvent) bool { return false },
 		})).
+		// Rows a ledger batch found named by a ledger with another id: restored after
+		// their reconcile read the ledgers, they take the ledger's identity now.
+		WatchesRawSource(source.Channel(r.ledger.retake, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Named("leaderboardrow").
 		Complete(r)

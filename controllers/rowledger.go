@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 )
@@ -29,6 +30,11 @@ type rowLedger struct {
 	mu      sync.Mutex
 	pending map[string]map[string]hubv1alpha1.RowIdentity // namespace -> row name -> identity
 	wake    chan struct{}
+
+	// retake receives the rows a batch skipped because a ledger already names them with
+	// another id (restored after the row's reconcile read the ledgers): the row controller
+	// reconciles them again, and they take the ledger's identity. Nil sends nothing.
+	retake chan event.GenericEvent
 
 	// written holds, by namespace and name, the ledgers as the writer last wrote (or,
 	// after a conflict, read) them, until the cache holds that version or a newer one:
@@ -137,8 +143,11 @@ func (l *rowLedger) flush(ctx context.Context, namespace string, rows map[string
 	}
 	todo := map[string]hubv1alpha1.RowIdentity{}
 	for name, e := range rows {
-		if _, held := hubv1alpha1.LedgerIdentity(ledgers, name); !held {
+		switch held, ok := hubv1alpha1.LedgerIdentity(ledgers, name); {
+		case !ok:
 			todo[name] = e
+		case held.ID != e.ID:
+			l.retakeRow(ctx, namespace, name)
 		}
 	}
 	for i := range ledgers {
@@ -215,6 +224,19 @@ func (l *rowLedger) ledgers(ctx context.Context, namespace string) ([]hubv1alpha
 		delete(l.written, namespace)
 	}
 	return list.Items, nil
+}
+
+// retakeRow has the row controller reconcile a row again (see l.retake).
+func (l *rowLedger) retakeRow(ctx context.Context, namespace, name string) {
+	if l.retake == nil {
+		return
+	}
+	row := &hubv1alpha1.LeaderboardRow{}
+	row.Namespace, row.Name = namespace, name
+	select {
+	case l.retake <- event.GenericEvent{Object: row}:
+	case <-ctx.Done():
+	}
 }
 
 // wrote keeps the version of a ledger a write returned (see l.written).

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/scheme"
@@ -118,5 +119,33 @@ func TestLedgerRetriesTheRowsOfADeletedLedger(t *testing.T) {
 	}
 	if got := ledgerSizes(t, api); len(got) != 1 {
 		t.Fatalf("ledgers %v, want one new ledger", got)
+	}
+}
+
+// A row queued while no ledger named it, whose name a ledger restored meanwhile holds
+// with another id, is not written again: the batch has the row controller reconcile it,
+// and it takes the restored identity. A row the ledger holds with its own id is not.
+func TestLedgerRetakesARowALedgerNamesWithAnotherID(t *testing.T) {
+	ctx := context.Background()
+	restored := &hubv1alpha1.RowIdentityLedger{ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "restored"}, Rows: identities("row", 2)}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(restored).Build()
+	l := newRowLedger(c, c, c)
+	l.retake = make(chan event.GenericEvent, 4)
+
+	queued := map[string]hubv1alpha1.RowIdentity{
+		"row-0": {ID: "11111111-1111-4111-8111-111111111111", CreatedAt: metav1.Now()}, // re-created: another UID
+		"row-1": restored.Rows["row-1"],                                                // the row the ledger recorded
+	}
+	if err := l.flush(ctx, "org", queued); err != nil {
+		t.Fatal(err)
+	}
+	if got := ledgerSizes(t, c); len(got) != 1 || got["restored"] != 2 {
+		t.Fatalf("ledgers %v, want the restored one alone, unchanged", got)
+	}
+	if len(l.retake) != 1 {
+		t.Fatalf("%d rows sent back to the controller, want 1 (row-0)", len(l.retake))
+	}
+	if e := <-l.retake; e.Object.GetName() != "row-0" || e.Object.GetNamespace() != "org" {
+		t.Fatalf("sent back %s/%s, want org/row-0", e.Object.GetNamespace(), e.Object.GetName())
 	}
 }
