@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,10 +20,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/operator"
@@ -236,20 +233,7 @@ func row(ctx context.Context, g Gomega, c client.Client, lb *hubv1alpha1.Leaderb
 // applyFile creates every object of a multi-document YAML file.
 func applyFile(ctx context.Context, t *testing.T, c client.Client, path string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
+	if err := testenv.ApplyFile(ctx, c, path); err != nil {
 		t.Fatal(err)
-	}
-	for _, doc := range strings.Split(string(data), "\n---") {
-		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-			t.Fatal(err)
-		}
-		if len(u.Object) == 0 {
-			continue
-		}
-		if err := c.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("creating %s %s: %v", u.GetKind(), u.GetName(), err)
-		}
 	}
 }

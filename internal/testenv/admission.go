@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -13,10 +12,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/scheme"
@@ -42,21 +39,8 @@ func ApplyAdmission(ctx context.Context, cfg *rest.Config) error {
 		if filepath.Base(f) == "kustomization.yaml" {
 			continue
 		}
-		data, err := os.ReadFile(f)
-		if err != nil {
+		if err := ApplyFile(ctx, c, f); err != nil {
 			return err
-		}
-		for _, doc := range strings.Split(string(data), "\n---") {
-			u := &unstructured.Unstructured{}
-			if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-				return fmt.Errorf("%s: %w", f, err)
-			}
-			if len(u.Object) == 0 {
-				continue
-			}
-			if err := c.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
-				return fmt.Errorf("%s: creating %s %s: %w", f, u.GetKind(), u.GetName(), err)
-			}
 		}
 	}
 	if err := awaitOwnershipPolicy(ctx, c, cfg); err != nil {
