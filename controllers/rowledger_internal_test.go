@@ -24,6 +24,22 @@ func identities(prefix string, n int) map[string]hubv1alpha1.RowIdentity {
 	return out
 }
 
+// mustFlush writes one batch of rows into namespace org's ledgers.
+func mustFlush(t *testing.T, l *rowLedger, rows map[string]hubv1alpha1.RowIdentity) {
+	t.Helper()
+	if err := l.flush(context.Background(), "org", rows); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// staleLedgerWriter is a ledger writer whose cache never sees a write: it writes to and
+// re-reads from api.
+func staleLedgerWriter() (*rowLedger, client.Client) {
+	api := fake.NewClientBuilder().WithScheme(scheme.Scheme).Build()
+	staleCache := fake.NewClientBuilder().WithScheme(scheme.Scheme).Build()
+	return newRowLedger(staleCache, api, api), api
+}
+
 func ledgerSizes(t *testing.T, c client.Client) map[string]int {
 	t.Helper()
 	list := &hubv1alpha1.RowIdentityLedgerList{}
@@ -40,29 +56,22 @@ func ledgerSizes(t *testing.T, c client.Client) map[string]int {
 // A batch goes into a ledger with fewer than ledgerOpenBelow rows, never into a fuller
 // one (each append rewrites the whole object); else it starts a new ledger.
 func TestLedgerAppendsOnlyToSmallLedgers(t *testing.T) {
-	ctx := context.Background()
 	full := &hubv1alpha1.RowIdentityLedger{ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "full"}, Rows: identities("old", ledgerOpenBelow)}
 	small := &hubv1alpha1.RowIdentityLedger{ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "small"}, Rows: identities("older", 10)}
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(full, small).Build()
 	l := newRowLedger(c, c, c)
 
-	if err := l.flush(ctx, "org", identities("a", 300)); err != nil {
-		t.Fatal(err)
-	}
+	mustFlush(t, l, identities("a", 300))
 	if got := ledgerSizes(t, c); len(got) != 2 || got["full"] != ledgerOpenBelow || got["small"] != 310 {
 		t.Fatalf("after a batch of 300: %v, want the small ledger to take it", got)
 	}
-	if err := l.flush(ctx, "org", identities("b", 5)); err != nil {
-		t.Fatal(err)
-	}
+	mustFlush(t, l, identities("b", 5))
 	got := ledgerSizes(t, c)
 	if len(got) != 3 || got["full"] != ledgerOpenBelow || got["small"] != 310 {
 		t.Fatalf("after a batch of 5 with no small ledger left: %v, want a new ledger of 5", got)
 	}
 	// Rows a ledger holds are not written again.
-	if err := l.flush(ctx, "org", identities("a", 300)); err != nil {
-		t.Fatal(err)
-	}
+	mustFlush(t, l, identities("a", 300))
 	if again := ledgerSizes(t, c); len(again) != 3 {
 		t.Fatalf("held rows were written again: %v", again)
 	}
@@ -71,20 +80,10 @@ func TestLedgerAppendsOnlyToSmallLedgers(t *testing.T) {
 // The writer builds on the ledgers it wrote itself while the cache has not caught up:
 // no second ledger for the next batch, no row recorded twice.
 func TestLedgerBuildsOnItsOwnWrites(t *testing.T) {
-	ctx := context.Background()
-	api := fake.NewClientBuilder().WithScheme(scheme.Scheme).Build()
-	staleCache := fake.NewClientBuilder().WithScheme(scheme.Scheme).Build() // never sees a write
-	l := newRowLedger(staleCache, api, api)
-
-	if err := l.flush(ctx, "org", identities("a", 3)); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.flush(ctx, "org", identities("b", 4)); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.flush(ctx, "org", identities("a", 3)); err != nil {
-		t.Fatal(err)
-	}
+	l, api := staleLedgerWriter()
+	mustFlush(t, l, identities("a", 3))
+	mustFlush(t, l, identities("b", 4))
+	mustFlush(t, l, identities("a", 3))
 	got := ledgerSizes(t, api)
 	if len(got) != 1 {
 		t.Fatalf("ledgers %v, want one ledger built on the writer's own write", got)
@@ -101,12 +100,8 @@ func TestLedgerBuildsOnItsOwnWrites(t *testing.T) {
 // deleted namespace's), and the next batch starts a new ledger.
 func TestLedgerRetriesTheRowsOfADeletedLedger(t *testing.T) {
 	ctx := context.Background()
-	api := fake.NewClientBuilder().WithScheme(scheme.Scheme).Build()
-	staleCache := fake.NewClientBuilder().WithScheme(scheme.Scheme).Build()
-	l := newRowLedger(staleCache, api, api)
-	if err := l.flush(ctx, "org", identities("a", 3)); err != nil {
-		t.Fatal(err)
-	}
+	l, api := staleLedgerWriter()
+	mustFlush(t, l, identities("a", 3))
 	if err := api.DeleteAllOf(ctx, &hubv1alpha1.RowIdentityLedger{}, client.InNamespace("org")); err != nil {
 		t.Fatal(err)
 	}
@@ -114,9 +109,7 @@ func TestLedgerRetriesTheRowsOfADeletedLedger(t *testing.T) {
 	if err == nil || dropsRows(err) {
 		t.Fatalf("flush into a deleted ledger: %v, want an error that retries", err)
 	}
-	if err := l.flush(ctx, "org", identities("b", 2)); err != nil {
-		t.Fatal(err)
-	}
+	mustFlush(t, l, identities("b", 2))
 	if got := ledgerSizes(t, api); len(got) != 1 {
 		t.Fatalf("ledgers %v, want one new ledger", got)
 	}
@@ -126,7 +119,6 @@ func TestLedgerRetriesTheRowsOfADeletedLedger(t *testing.T) {
 // with another id, is not written again: the batch has the row controller reconcile it,
 // and it takes the restored identity. A row the ledger holds with its own id is not.
 func TestLedgerRetakesARowALedgerNamesWithAnotherID(t *testing.T) {
-	ctx := context.Background()
 	restored := &hubv1alpha1.RowIdentityLedger{ObjectMeta: metav1.ObjectMeta{Namespace: "org", Name: "restored"}, Rows: identities("row", 2)}
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(restored).Build()
 	l := newRowLedger(c, c, c)
@@ -136,9 +128,7 @@ func TestLedgerRetakesARowALedgerNamesWithAnotherID(t *testing.T) {
 		"row-0": {ID: "11111111-1111-4111-8111-111111111111", CreatedAt: metav1.Now()}, // re-created: another UID
 		"row-1": restored.Rows["row-1"],                                                // the row the ledger recorded
 	}
-	if err := l.flush(ctx, "org", queued); err != nil {
-		t.Fatal(err)
-	}
+	mustFlush(t, l, queued)
 	if got := ledgerSizes(t, c); len(got) != 1 || got["restored"] != 2 {
 		t.Fatalf("ledgers %v, want the restored one alone, unchanged", got)
 	}

@@ -456,15 +456,7 @@ func watchedFloor(ctx context.Context, b *testing.B, cfg *rest.Config, c client.
 	}
 	cpu0 := cpuAt()
 	start := time.Now()
-	parallel(b, n, 16, func(i int) error {
-		return c.Create(ctx, &hubv1alpha1.LeaderboardRow{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, GenerateName: "main-"},
-			Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "main",
-				Metadata: &apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"agent":"agent-%d"}`, i))},
-				Metrics:  &apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"reward":%d}`, i))},
-				TrialIDs: []string{fmt.Sprintf("00000000-0000-4000-8000-%012d", i)}},
-		})
-	})
+	parallel(b, n, 16, func(i int) error { return c.Create(ctx, floorRow(ns.Name, i)) })
 	select {
 	case <-done:
 	case <-time.After(10 * time.Minute):
@@ -480,6 +472,18 @@ func watchedFloor(ctx context.Context, b *testing.B, cfg *rest.Config, c client.
 	return rate, cpu1.per(cpu0, n), cpu1.total(cpu0)
 }
 
+// floorRow is the i-th row the floors create in namespace ns: what the 16-writer floor
+// and the floor with a bare watcher both write.
+func floorRow(ns string, i int) *hubv1alpha1.LeaderboardRow {
+	return &hubv1alpha1.LeaderboardRow{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "main-"},
+		Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "main",
+			Metadata: &apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"agent":"agent-%d"}`, i))},
+			Metrics:  &apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"reward":%d}`, i))},
+			TrialIDs: []string{fmt.Sprintf("00000000-0000-4000-8000-%012d", i)}},
+	}
+}
+
 // rowFloor creates n rows by 16 writers with no operator running (the admission
 // policies of config/admission do run), then writes each the status update the
 // operator writes for a valid row (writeStatus): the two writes every row costs.
@@ -493,13 +497,7 @@ func rowFloor(ctx context.Context, b *testing.B, c client.Client, cpuAt func() c
 	cpu0 := cpuAt()
 	start := time.Now()
 	parallel(b, n, 16, func(i int) error {
-		rows[i] = &hubv1alpha1.LeaderboardRow{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, GenerateName: "main-"},
-			Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "main",
-				Metadata: &apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"agent":"agent-%d"}`, i))},
-				Metrics:  &apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"reward":%d}`, i))},
-				TrialIDs: []string{fmt.Sprintf("00000000-0000-4000-8000-%012d", i)}},
-		}
+		rows[i] = floorRow(ns.Name, i)
 		return c.Create(ctx, rows[i])
 	})
 	created := time.Since(start)

@@ -387,9 +387,7 @@ func (c *Client) awaitRowIDs(ctx context.Context, board client.Object, rows []cl
 	if !ok || len(pending) == 0 {
 		return
 	}
-	var list metav1.PartialObjectMetadataList
-	list.SetGroupVersionKind(hubv1alpha1.GroupVersion.WithKind("LeaderboardRowList"))
-	if w, err := c.c.Watch(ctx, &list, append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})...); err == nil {
+	if w, err := c.c.Watch(ctx, rowMetadataList(), append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})...); err == nil {
 		for ev := range w.ResultChan() {
 			if ev.Type == watch.Error {
 				break
@@ -415,9 +413,8 @@ func (c *Client) awaitRowIDs(ctx context.Context, board client.Object, rows []cl
 // drops from pending every row not among them. It returns the list's resourceVersion
 // and false when the list failed.
 func (c *Client) rowsWithoutID(ctx context.Context, pending map[types.UID]bool, opts []client.ListOption) (string, bool) {
-	var list metav1.PartialObjectMetadataList
-	list.SetGroupVersionKind(hubv1alpha1.GroupVersion.WithKind("LeaderboardRowList"))
-	if err := c.c.List(ctx, &list, opts...); err != nil {
+	list := rowMetadataList()
+	if err := c.c.List(ctx, list, opts...); err != nil {
 		return "", false
 	}
 	without := make(map[types.UID]bool, len(list.Items))
@@ -430,6 +427,14 @@ func (c *Client) rowsWithoutID(ctx context.Context, pending map[types.UID]bool, 
 		}
 	}
 	return list.ResourceVersion, true
+}
+
+// rowMetadataList is an empty list of rows' metadata (what the apiserver sends instead
+// of whole rows), for a List or a Watch.
+func rowMetadataList() *metav1.PartialObjectMetadataList {
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(hubv1alpha1.GroupVersion.WithKind("LeaderboardRowList"))
+	return list
 }
 
 // awaitNewRowIDs waits for the ids of the rows a plan created (see awaitRowIDs).
