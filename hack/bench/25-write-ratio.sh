@@ -8,7 +8,8 @@
 # Podium's path and its ratio to the floor (docs/performance.md, "Rows in"). Prints the
 # apiserver's writes per object and the load average before and after, and a second
 # floor: the first with a bare watcher writing each status as the rows are created (what
-# any operator adds, nothing of Podium's). Needs KUBEBUILDER_ASSETS; uses
+# any operator adds, nothing of Podium's). The floors run again after Podium's paths,
+# and the summary's floors are the mean of both runs. Needs KUBEBUILDER_ASSETS; uses
 # $PODIUM_BIN/podium when set. PODIUM_BENCH_WRITE_ROWS sets the number of rows (default
 # 3,000, a multiple of 500); PODIUM_BENCH_PPROF=<dir> writes CPU profiles of the
 # apiserver and of the bench's process (the operator) per phase there
