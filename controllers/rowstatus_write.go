@@ -11,11 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
+	"podium.dev/podium/internal/scheme"
 )
-
-// metadataOnly asks the apiserver to answer a write with the object's metadata, not the
-// whole object.
-const metadataOnly = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 
 // statusWriter writes a row's status as an update at its resourceVersion, like
 // client.Status().Update, but asks for only the metadata back: the reconciler uses
@@ -41,6 +38,6 @@ func (w *statusWriter) update(ctx context.Context, row *hubv1alpha1.LeaderboardR
 		return err
 	}
 	return w.rc.Put().Namespace(row.Namespace).Resource("leaderboardrows").Name(row.Name).SubResource("status").
-		SetHeader("Accept", metadataOnly).SetHeader("Content-Type", "application/json").
+		SetHeader("Accept", scheme.MetadataOnly).SetHeader("Content-Type", "application/json").
 		Body(body).Do(ctx).Error()
 }

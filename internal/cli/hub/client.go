@@ -17,9 +17,11 @@ import (
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -43,7 +45,9 @@ type Options struct {
 
 // Client talks to the Kubernetes API as the user of the kubeconfig.
 type Client struct {
-	c         client.WithWatch
+	c client.WithWatch
+	// rows creates rows and reads back only their metadata (nil: c creates them).
+	rows      rest.Interface
 	host      string
 	org       string
 	contextNS string
@@ -98,7 +102,11 @@ func New(o Options) (*Client, error) {
 	if w <= 0 {
 		w = 16
 	}
-	return &Client{c: c, host: cfg.Host, org: o.Org, contextNS: ns, workers: w, ValidateFn: DefaultValidator}, nil
+	rows, err := apiutil.RESTClientForGVK(hubv1alpha1.GroupVersion.WithKind("LeaderboardRow"), false, false, cfg, serializer.NewCodecFactory(scheme.Scheme), hc)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the cluster: %w", err)
+	}
+	return &Client{c: c, rows: rows, host: cfg.Host, org: o.Org, contextNS: ns, workers: w, ValidateFn: DefaultValidator}, nil
 }
 
 // findByID lists the objects whose id is id, in --org when given, else in every
