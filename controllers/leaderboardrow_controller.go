@@ -29,6 +29,7 @@ import (
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/provenance"
 	"podium.dev/podium/internal/rowhistory"
+	"podium.dev/podium/internal/rowwrite"
 )
 
 // DefaultRowWorkers is how many rows are reconciled at once: a row's reconcile mostly
@@ -52,7 +53,7 @@ type LeaderboardRowReconciler struct {
 	ledger *rowLedger
 	// status writes a row's status and reads back only its metadata (SetupWithManager
 	// makes it; nil writes with the client).
-	status *statusWriter
+	status *rowwrite.Client
 }
 
 // restore: the operator records a row's id and creation time (annotations the row
@@ -145,7 +146,7 @@ func (r *LeaderboardRowReconciler) writeStatus(ctx context.Context, row *hubv1al
 	if r.status == nil {
 		return r.Status().Update(ctx, row)
 	}
-	return r.status.update(ctx, row)
+	return r.status.UpdateStatus(ctx, row)
 }
 
 // podRetry is how soon a row whose writing Pod has not reported its images is checked
@@ -302,7 +303,7 @@ func (r *LeaderboardRowReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.ledger = newRowLedger(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetClient())
 	r.ledger.retake = make(chan event.GenericEvent, 1024)
-	status, err := newStatusWriter(mgr)
+	status, err := rowwrite.New(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {
 		return err
 	}

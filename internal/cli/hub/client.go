@@ -17,16 +17,15 @@ import (
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
 	"podium.dev/podium/internal/boardres"
+	"podium.dev/podium/internal/rowwrite"
 	"podium.dev/podium/internal/scheme"
 )
 
@@ -47,7 +46,7 @@ type Options struct {
 type Client struct {
 	c client.WithWatch
 	// rows creates rows and reads back only their metadata (nil: c creates them).
-	rows      rest.Interface
+	rows      *rowwrite.Client
 	host      string
 	org       string
 	contextNS string
@@ -102,7 +101,7 @@ func New(o Options) (*Client, error) {
 	if w <= 0 {
 		w = 16
 	}
-	rows, err := apiutil.RESTClientForGVK(hubv1alpha1.GroupVersion.WithKind("LeaderboardRow"), false, false, cfg, serializer.NewCodecFactory(scheme.Scheme), hc)
+	rows, err := rowwrite.New(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the cluster: %w", err)
 	}

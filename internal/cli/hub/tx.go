@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,7 +17,6 @@ import (
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
 	"podium.dev/podium/internal/apierr"
-	"podium.dev/podium/internal/scheme"
 )
 
 // write is one object the CLI creates or updates as part of a command.
@@ -368,38 +366,16 @@ func (c *Client) labelID(ctx context.Context, obj client.Object) error {
 	return nil
 }
 
-// createRow creates a row and asks for only its metadata back: the command uses the
-// apiserver's answer for the row's name, uid and annotations, never for its values,
-// which are what it sent (the one default the schema adds, visibility display, reads
-// the same unset). Neither the apiserver encodes the whole row again nor the command
-// decodes it (docs/performance.md, "Rows in"). Without a REST client (tests), the
-// client creates it.
+// createRow creates a row and asks for only its metadata back (rowwrite): the command
+// uses the apiserver's answer for the row's name, uid and annotations, never for its
+// values, which are what it sent (the one default the schema adds, visibility display,
+// reads the same unset). Without a row writer (tests), the client creates it.
 func (c *Client) createRow(ctx context.Context, obj client.Object) error {
 	row, ok := obj.(*hubv1alpha1.LeaderboardRow)
 	if c.rows == nil || !ok {
 		return c.c.Create(ctx, obj)
 	}
-	sent := *row // the request body names its kind
-	sent.TypeMeta = metav1.TypeMeta{APIVersion: hubv1alpha1.GroupVersion.String(), Kind: "LeaderboardRow"}
-	body, err := json.Marshal(&sent)
-	if err != nil {
-		return err
-	}
-	raw, err := c.rows.Post().Namespace(row.Namespace).Resource("leaderboardrows").
-		SetHeader("Accept", scheme.MetadataOnly).SetHeader("Content-Type", "application/json").
-		Body(body).Do(ctx).Raw()
-	if err != nil {
-		return err
-	}
-	var meta metav1.PartialObjectMetadata
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		return fmt.Errorf("reading the created row: %w", err)
-	}
-	if meta.UID == "" {
-		return fmt.Errorf("reading the created row: the apiserver's answer has no uid")
-	}
-	row.ObjectMeta = meta.ObjectMeta
-	return nil
+	return c.rows.Create(ctx, row)
 }
 
 // idWait is how long awaitRowIDs waits for the controller.
