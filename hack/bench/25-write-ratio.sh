@@ -3,18 +3,19 @@
 # `kubectl apply -f`, timed until the public read serves them all, against, in the same
 # run: the floor of a row (its create and one status write through the shipped
 # admission policies, no operator: by 16 writers, and with kubectl apply for the rows
-# kubectl applies), raw row creates, and ConfigMaps of a row's bytes (16 writers, and
-# through kubectl apply). The last line ("summary") has raw creates, the floor,
-# Podium's path and its ratio to the floor (docs/performance.md, "Rows in"). Prints the
-# apiserver's writes per object and the load average before and after, and a second
-# floor: the first with a bare watcher writing each status as the rows are created (what
-# any operator adds, nothing of Podium's). The floors run again after Podium's paths,
-# and the summary's floors are the mean of both runs. Needs KUBEBUILDER_ASSETS; uses
-# $PODIUM_BIN/podium when set. PODIUM_BENCH_WRITE_ROWS sets the number of rows (default
-# 3,000, a multiple of 500); PODIUM_BENCH_PPROF=<dir> writes CPU profiles of the
-# apiserver and of the bench's process (the operator) per phase there
-# (apiserver-<phase>.pprof, operator-<phase>.pprof; phases floor, kfloor, watched, raw,
-# cli, kubectl).
+# kubectl applies), and ConfigMaps of a row's bytes (16 writers, and through kubectl
+# apply). Each of Podium's paths runs between two floors of its own, right before and
+# right after it, and is compared with their mean. The last line ("summary") has raw
+# creates, the floor, Podium's path and its ratio to the floor (docs/performance.md,
+# "Rows in"). Prints the apiserver's writes and reads per object, the load average
+# before and after, and the floor with a bare watcher writing each status as the rows
+# are created (what any operator adds, nothing of Podium's), also around the CLI's
+# path. Needs KUBEBUILDER_ASSETS; uses $PODIUM_BIN/podium when set.
+# PODIUM_BENCH_WRITE_ROWS sets the number of rows (default 3,000, a multiple of 500);
+# PODIUM_BENCH_PPROF=<dir> writes CPU profiles of the apiserver and of the bench's
+# process (the operator) per phase there (apiserver-<phase>.pprof,
+# operator-<phase>.pprof; phases watched, floor, cli, kfloor, kubectl: the floors'
+# profiles are of their first run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 echo "== 25-write-ratio: rows served vs the apiserver's create rate ($(uptime | sed 's/.*load average/load average/'))"

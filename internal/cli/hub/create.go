@@ -66,7 +66,7 @@ func (c *Client) CreateBoard(ctx context.Context, cfg *Config, rows *RowsFile, o
 			ownRow(row, lb)
 			touch(row, now)
 		} else {
-			row = newRow(lb, in.Spec, now)
+			row = NewRow(lb, in.Spec, now)
 		}
 		p.rows = append(p.rows, &write{obj: row, index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), row: true})
 	}

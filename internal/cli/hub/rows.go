@@ -42,7 +42,7 @@ func (c *Client) CreateRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, f 
 	now := time.Now()
 	p := &plan{}
 	for _, in := range inputs {
-		p.rows = append(p.rows, &write{obj: newRow(lb, in.Spec, now), index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), row: true})
+		p.rows = append(p.rows, &write{obj: NewRow(lb, in.Spec, now), index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), row: true})
 	}
 	// No dry-run pass: the rows were validated above, and a failed write deletes what
 	// was created, so one round trip per row (plus its id label) suffices.

@@ -347,8 +347,11 @@ func ownRow(row *hubv1alpha1.LeaderboardRow, lb client.Object) {
 	}
 }
 
-// newRow builds a row object to create for a board.
-func newRow(lb client.Object, spec hubv1alpha1.LeaderboardRowSpec, now time.Time) *hubv1alpha1.LeaderboardRow {
+// NewRow builds the row object the CLI creates for a board: the spec, the board's label
+// and controller reference (ownRow), and the CLI's change time (touch). The write-ratio
+// bench builds its floor's rows with it, so that the floor writes the bytes the CLI
+// writes.
+func NewRow(lb client.Object, spec hubv1alpha1.LeaderboardRowSpec, now time.Time) *hubv1alpha1.LeaderboardRow {
 	row := &hubv1alpha1.LeaderboardRow{Spec: spec}
 	row.Namespace = lb.GetNamespace()
 	row.GenerateName = lb.GetName() + "-"

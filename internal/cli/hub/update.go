@@ -286,7 +286,7 @@ func (c *Client) planRows(ctx context.Context, lb *hubv1alpha1.Leaderboard, spec
 	}
 	for _, in := range inputs {
 		if in.ID == "" {
-			w := &write{obj: newRow(lb, in.Spec, now), index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), row: true}
+			w := &write{obj: NewRow(lb, in.Spec, now), index: in.Index, what: fmt.Sprintf("rows[%d]", in.Index), row: true}
 			p.rows = append(p.rows, w)
 			res.newRowWrites = append(res.newRowWrites, w)
 			res.RowDiffs = append(res.RowDiffs, RowDiff{Index: in.Index, New: true})
