@@ -2,7 +2,8 @@
 # 25-write-ratio: rows written with `podium hub leaderboard row create` and with
 # `kubectl apply -f`, timed until the public read serves them all, against, in the same
 # run: the floor of a row (its create and one status write through the shipped
-# admission policies, no operator: by 16 writers, and with kubectl apply for the rows
+# admission, no operator: the policies, and the shipped webhook configuration answered
+# by a webhook that only answers; by 16 writers, and with kubectl apply for the rows
 # kubectl applies), and ConfigMaps of a row's bytes (16 writers, and through kubectl
 # apply). Each of Podium's paths runs between two floors of its own, right before and
 # right after it, and is compared with their mean. The last line ("summary") has raw

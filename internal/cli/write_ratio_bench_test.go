@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -19,8 +21,10 @@ import (
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -48,10 +52,11 @@ import (
 //     the other, until `GET /v1/leaderboards/<org>/<dataset>/<name>` reports all N;
 //   - `kubectl apply -f` of the same N rows as one manifest, until the read reports them;
 //   - the floor of a row, with no operator running: its create and one status write
-//     through the shipped admission policies, by 16 writers (and with kubectl apply for
-//     the creates, kubectl's floor); and the floor with a bare watcher (an informer
-//     writing each new row's status as the creates go on): what any operator adds to
-//     the floor, without anything of Podium's.
+//     through the shipped admission (the policies, and the shipped webhook
+//     configuration answered by a webhook that only answers), by 16 writers (and with
+//     kubectl apply for the creates, kubectl's floor); and the floor with a bare watcher
+//     (an informer writing each new row's status as the creates go on): what any
+//     operator adds to the floor, without anything of Podium's.
 //
 // Each of Podium's paths runs between two floors of its own, one right before and one
 // right after it (the operator started for the path and stopped after it), and is
@@ -183,6 +188,9 @@ func BenchmarkWriteRatio(b *testing.B) {
 		return fmt.Sprintf("{agent: agent-%d}", i), fmt.Sprintf("{reward: %d}", i), fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
 	}
 	applyFloor := func(manifest string) { run(kubectl, "apply", "-f", manifest) }
+	// The floors' admission is the shipped one: policies, and the webhook configuration
+	// answered by a webhook that only answers.
+	hook := startAnsweringWebhook(b)
 
 	for b.Loop() {
 		// The ceiling: ConfigMaps holding what a row holds, 16 writers.
@@ -238,6 +246,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		// Podium's (no webhook, no ledger, no validation against a stored board, no read).
 		var watched [2]watchedCost
 		var floor [2]floorCost
+		hook.install(ctx, b, c)
 		stopProfile := profileAPIServer(ctx, b, apiHC, wcfg.Host, "watched", 6)
 		watched[0] = watchedFloor(ctx, b, wcfg, c, rw, cpuAt, n)
 		stopProfile()
@@ -273,6 +282,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		clearRows(org)
 		stopOp()
 
+		hook.install(ctx, b, c)
 		floor[1] = rowFloor(ctx, b, c, rw, cpuAt, n)
 		watched[1] = watchedFloor(ctx, b, wcfg, c, rw, cpuAt, n)
 
@@ -308,6 +318,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		clearRows(kOrg)
 		stopOp()
 
+		hook.install(ctx, b, c)
 		kFloor[1] = kubectlFloor(ctx, b, c, rw, cpuAt, applyFloor, dir, n)
 
 		floorRate := (floor[0].rate() + floor[1].rate()) / 2
@@ -857,5 +868,77 @@ func profileAPIServer(ctx context.Context, b *testing.B, hc *http.Client, host, 
 			pprof.StopCPUProfile()
 			_ = local.Close()
 		}
+	}
+}
+
+// answeringWebhook is a webhook that only answers: it allows every admission review sent
+// to it, with no patch, over TLS on 127.0.0.1 (HTTP/1.1, as the operator's webhook
+// server). The floors run with the shipped webhook configuration pointed at it: the
+// admission a row goes through is the shipped one (its match conditions evaluated, a
+// row that matches sent and answered), and only the work of Podium's webhook is left
+// to Podium's paths.
+type answeringWebhook struct {
+	srv   *httptest.Server
+	calls atomic.Int64
+}
+
+func startAnsweringWebhook(b *testing.B) *answeringWebhook {
+	w := &answeringWebhook{}
+	w.srv = httptest.NewTLSServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.calls.Add(1)
+		var review admissionv1.AdmissionReview
+		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
+			http.Error(rw, "not an admission review", http.StatusBadRequest)
+			return
+		}
+		review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+		review.Request = nil
+		rw.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(rw).Encode(&review)
+	}))
+	b.Cleanup(w.srv.Close)
+	return w
+}
+
+// install points the shipped webhook configuration at w and waits until the apiserver
+// sends it a row's create (a dry run of a row without a controller, which the row
+// webhook's match condition sends).
+func (w *answeringWebhook) install(ctx context.Context, b *testing.B, c client.Client) {
+	cfg, err := testenv.ShippedWebhook()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: w.srv.Certificate().Raw})
+	for i := range cfg.Webhooks {
+		path := ""
+		if s := cfg.Webhooks[i].ClientConfig.Service; s != nil && s.Path != nil {
+			path = *s.Path
+		}
+		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr(w.srv.URL + path), CABundle: ca}
+	}
+	old := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	switch err := c.Get(ctx, client.ObjectKey{Name: cfg.Name}, old); {
+	case apierrors.IsNotFound(err):
+		err = c.Create(ctx, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+	case err != nil:
+		b.Fatal(err)
+	default:
+		cfg.ResourceVersion = old.ResourceVersion
+		if err := c.Update(ctx, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for before := w.calls.Load(); w.calls.Load() == before; {
+		probe := &hubv1alpha1.LeaderboardRow{ObjectMeta: metav1.ObjectMeta{Namespace: "default", GenerateName: "probe-"},
+			Spec: hubv1alpha1.LeaderboardRowSpec{Leaderboard: "probe"}}
+		_ = c.Create(ctx, probe, client.DryRunAll) // the row is sent before it is validated
+		if time.Now().After(deadline) {
+			b.Fatal("the answering webhook was not called within a minute")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
