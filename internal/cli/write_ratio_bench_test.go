@@ -24,7 +24,6 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -904,32 +903,9 @@ func startAnsweringWebhook(b *testing.B) *answeringWebhook {
 // sends it a row's create (a dry run of a row without a controller, which the row
 // webhook's match condition sends).
 func (w *answeringWebhook) install(ctx context.Context, b *testing.B, c client.Client) {
-	cfg, err := testenv.ShippedWebhook()
-	if err != nil {
-		b.Fatal(err)
-	}
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: w.srv.Certificate().Raw})
-	for i := range cfg.Webhooks {
-		path := ""
-		if s := cfg.Webhooks[i].ClientConfig.Service; s != nil && s.Path != nil {
-			path = *s.Path
-		}
-		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr(w.srv.URL + path), CABundle: ca}
-	}
-	old := &admissionregistrationv1.MutatingWebhookConfiguration{}
-	switch err := c.Get(ctx, client.ObjectKey{Name: cfg.Name}, old); {
-	case apierrors.IsNotFound(err):
-		err = c.Create(ctx, cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-	case err != nil:
+	if err := testenv.InstallWebhookAt(ctx, c, w.srv.URL, ca); err != nil {
 		b.Fatal(err)
-	default:
-		cfg.ResourceVersion = old.ResourceVersion
-		if err := c.Update(ctx, cfg); err != nil {
-			b.Fatal(err)
-		}
 	}
 	deadline := time.Now().Add(time.Minute)
 	for before := w.calls.Load(); w.calls.Load() == before; {

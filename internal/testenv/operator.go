@@ -105,6 +105,12 @@ func ShippedWebhook() (*admissionregistrationv1.MutatingWebhookConfiguration, er
 // webhook's Service reference replaced by base (https://host:port) and the webhook's
 // path, and no caBundle: the operator writes that.
 func InstallWebhook(ctx context.Context, c client.Client, base string) error {
+	return InstallWebhookAt(ctx, c, base, nil)
+}
+
+// InstallWebhookAt is InstallWebhook with the caBundle given (PEM): for a server other
+// than the operator's, such as a bench's webhook that only answers.
+func InstallWebhookAt(ctx context.Context, c client.Client, base string, caBundle []byte) error {
 	cfg, err := ShippedWebhook()
 	if err != nil {
 		return err
@@ -114,7 +120,7 @@ func InstallWebhook(ctx context.Context, c client.Client, base string) error {
 		if s := cfg.Webhooks[i].ClientConfig.Service; s != nil && s.Path != nil {
 			path = *s.Path
 		}
-		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(base + path)}
+		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(base + path), CABundle: caBundle}
 	}
 	old := &admissionregistrationv1.MutatingWebhookConfiguration{}
 	err = c.Get(ctx, client.ObjectKey{Name: cfg.Name}, old)
