@@ -8,7 +8,8 @@
 # apply). Each of Podium's paths runs between two floors of its own, right before and
 # right after it, and is compared with their mean. The last line ("summary") has raw
 # creates, the floor, Podium's path and its ratio to the floor (docs/performance.md,
-# "Rows in"). Prints the apiserver's writes and reads per object, the load average
+# "Rows in"). Prints the apiserver's writes and reads per object, a stored row's mean
+# size on each floor and path (the same bytes?), the load average
 # before and after, and the floor with a bare watcher writing each status as the rows
 # are created (what any operator adds, nothing of Podium's), also around the CLI's
 # path. Needs KUBEBUILDER_ASSETS; uses $PODIUM_BIN/podium when set.

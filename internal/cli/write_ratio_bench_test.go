@@ -278,6 +278,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		stopProfile()
 		cliWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
 		cliCPU := cpuAt().per(cpu0, n)
+		cliBytes := storedBytes(ctx, b, c, org)
 		clearRows(org)
 		stopOp()
 
@@ -314,6 +315,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		stopProfile()
 		kubectlWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
 		kubectlCPU := cpuAt().per(cpu0, n)
+		kubectlBytes := storedBytes(ctx, b, c, kOrg)
 		clearRows(kOrg)
 		stopOp()
 
@@ -335,6 +337,8 @@ func BenchmarkWriteRatio(b *testing.B) {
 			watched[0].rate, watched[0].rate/floor[0].rate()*100, watched[0].cpu)
 		fmt.Printf("write-ratio: the floors around the CLI's path: %.1f rows/s before, %.1f after (16 writers); the bare watcher %.1f before, %.1f after\n",
 			floor[0].rate(), floor[1].rate(), watched[0].rate, watched[1].rate)
+		fmt.Printf("write-ratio: a stored row, status written: %d bytes on the floor, %d on the CLI's path; %d on kubectl's floor, %d on kubectl's path\n",
+			floor[0].bytes, cliBytes, kFloor[0].bytes, kubectlBytes)
 		fmt.Printf("write-ratio: podium row create, %d x %d rows, served by the read: %.0f rows/s = %.0f%% of the ceiling (commands done after %.1fs, served after %.1fs; %s; %s)\n",
 			n/perFile, perFile, cliRate, cliRate/cmRate*100, cliDone.Seconds(), float64(n)/cliRate, cliWrites, cliCPU)
 		fmt.Printf("write-ratio: kubectl's ceiling: kubectl apply -f of the %d ConfigMaps: %.0f objects/s (%s)\n", n, kubectlCMRate, kubectlCMCPU)
@@ -372,6 +376,8 @@ type floorCost struct {
 	// took is the time of both phases.
 	took time.Duration
 	n    int
+	// bytes is a stored row's mean size, status written (storedBytes).
+	bytes int
 }
 
 // rate is the floor: rows per second through both writes, one phase after the other.
@@ -436,6 +442,7 @@ func kubectlFloor(ctx context.Context, b *testing.B, c client.Client, rw *rowwri
 	cpu2 := cpuAt()
 	out.statusCPU = cpu2.per(cpu1, n)
 	out.total = cpu2.total(cpu0)
+	out.bytes = storedBytes(ctx, b, c, ns.Name)
 	out.took = created + wrote
 	if err := c.DeleteAllOf(ctx, &hubv1alpha1.LeaderboardRow{}, client.InNamespace(ns.Name)); err != nil {
 		b.Fatal(err)
@@ -585,6 +592,7 @@ func rowFloor(ctx context.Context, b *testing.B, c client.Client, rw *rowwrite.C
 	cpu2 := cpuAt()
 	out.statusCPU = cpu2.per(cpu1, n)
 	out.total = cpu2.total(cpu0)
+	out.bytes = storedBytes(ctx, b, c, ns.Name)
 	// Gone before the operator starts (no namespace controller runs here to empty the
 	// namespace): it would otherwise reconcile them during the runs that follow.
 	if err := c.DeleteAllOf(ctx, &hubv1alpha1.LeaderboardRow{}, client.InNamespace(ns.Name)); err != nil {
@@ -917,4 +925,26 @@ func (w *answeringWebhook) install(ctx context.Context, b *testing.B, c client.C
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// storedBytes is the mean size, in bytes of JSON, of the rows of namespace ns as the
+// apiserver serves them (managed fields included): whether a floor's rows and a path's
+// are the same bytes.
+func storedBytes(ctx context.Context, b *testing.B, c client.Client, ns string) int {
+	list := &hubv1alpha1.LeaderboardRowList{}
+	if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+		b.Fatal(err)
+	}
+	if len(list.Items) == 0 {
+		return 0
+	}
+	total := 0
+	for i := range list.Items {
+		raw, err := json.Marshal(&list.Items[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += len(raw)
+	}
+	return total / len(list.Items)
 }
