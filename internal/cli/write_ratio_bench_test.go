@@ -24,10 +24,14 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -244,7 +248,7 @@ func BenchmarkWriteRatio(b *testing.B) {
 		// running during them: what any operator adds to the floor, without anything of
 		// Podium's (no webhook, no ledger, no validation against a stored board, no read).
 		var watched [2]watchedCost
-		var floor [2]floorCost
+		var floor [3]floorCost
 		hook.install(ctx, b, c)
 		stopProfile := profileAPIServer(ctx, b, apiHC, wcfg.Host, "watched", 6)
 		watched[0] = watchedFloor(ctx, b, wcfg, c, rw, cpuAt, n)
@@ -284,6 +288,28 @@ func BenchmarkWriteRatio(b *testing.B) {
 
 		hook.install(ctx, b, c)
 		floor[1] = rowFloor(ctx, b, c, rw, cpuAt, n)
+
+		// The same commands as an org owner's ServiceAccount (podium-org-owner, no
+		// restore verb), as a harness in a Pod of the org would run them, between the
+		// floor above and one more: such a user's rows are sent to the row webhook for a
+		// new id, where the cluster admin's above take theirs through a ledger.
+		startOperator()
+		oOrg, _ := newOrg("owner-ratio")
+		ownerKubeconfig := ownerConfig(ctx, b, cfg, oOrg, filepath.Join(dir, "owner-kubeconfig"))
+		before, cpu0 = apiMetrics(), cpuAt()
+		start = time.Now()
+		for range n / perFile {
+			run(bin, "--kubeconfig", ownerKubeconfig, "hub", "leaderboard", "row", "create", oOrg+"/bench/main", "--config", rowsFile, "--quiet")
+		}
+		served(oOrg, n)
+		ownerRate := float64(n) / time.Since(start).Seconds()
+		ownerWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
+		ownerCPU := cpuAt().per(cpu0, n)
+		clearRows(oOrg)
+		stopOp()
+
+		hook.install(ctx, b, c)
+		floor[2] = rowFloor(ctx, b, c, rw, cpuAt, n)
 		watched[1] = watchedFloor(ctx, b, wcfg, c, rw, cpuAt, n)
 
 		// kubectl's path, between two floors of its own: `kubectl apply -f` of the
@@ -337,6 +363,9 @@ func BenchmarkWriteRatio(b *testing.B) {
 			watched[0].rate, watched[0].rate/floor[0].rate()*100, watched[0].cpu)
 		fmt.Printf("write-ratio: the floors around the CLI's path: %.1f rows/s before, %.1f after (16 writers); the bare watcher %.1f before, %.1f after\n",
 			floor[0].rate(), floor[1].rate(), watched[0].rate, watched[1].rate)
+		ownerFloor := (floor[1].rate() + floor[2].rate()) / 2
+		fmt.Printf("write-ratio: podium row create as an org owner's ServiceAccount (no restore verb), %d x %d rows, served by the read: %.0f rows/s = %.0f%% of its floors (%.1f before, %.1f after; %s; %s)\n",
+			n/perFile, perFile, ownerRate, ownerRate/ownerFloor*100, floor[1].rate(), floor[2].rate(), ownerWrites, ownerCPU)
 		fmt.Printf("write-ratio: a stored row, status written: %d bytes on the floor, %d on the CLI's path; %d on kubectl's floor, %d on kubectl's path\n",
 			floor[0].bytes, cliBytes, kFloor[0].bytes, kubectlBytes)
 		fmt.Printf("write-ratio: podium row create, %d x %d rows, served by the read: %.0f rows/s = %.0f%% of the ceiling (commands done after %.1fs, served after %.1fs; %s; %s)\n",
@@ -947,4 +976,41 @@ func storedBytes(ctx context.Context, b *testing.B, c client.Client, ns string) 
 		total += len(raw)
 	}
 	return total / len(list.Items)
+}
+
+// ownerConfig gives a ServiceAccount of org the ClusterRole podium-org-owner there (the
+// org roles applied first, as shipped), writes a kubeconfig with its token to path, and
+// waits until the authorizer lets it create rows in org.
+func ownerConfig(ctx context.Context, b *testing.B, cfg *rest.Config, org, path string) string {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := testenv.ApplyOrgRoles(ctx, cs); err != nil && !apierrors.IsAlreadyExists(err) {
+		b.Fatal(err)
+	}
+	token, err := testenv.ServiceAccountToken(ctx, cs, org, "harness", "podium-org-owner")
+	if err != nil {
+		b.Fatal(err)
+	}
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["bench"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["harness"] = &clientcmdapi.AuthInfo{Token: token}
+	kc.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "harness", Namespace: org}
+	kc.CurrentContext = "bench"
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		b.Fatal(err)
+	}
+	owner, err := testenv.ClientsetAs(cfg, token, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if ok, err := testenv.Allowed(ctx, owner, org, "create", hubv1alpha1.GroupVersion.Group, "leaderboardrows"); err == nil && ok {
+			return path
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the org owner's ServiceAccount may not create rows after a minute")
+		}
+	}
 }
