@@ -12,7 +12,8 @@
 # size on each floor and path (the same bytes?), the load average
 # before and after, and the floor with a bare watcher writing each status as the rows
 # are created (what any operator adds, nothing of Podium's), also around the CLI's
-# path. Needs KUBEBUILDER_ASSETS; uses $PODIUM_BIN/podium when set.
+# path; and the CLI's commands again as an org owner's ServiceAccount (no restore verb,
+# so each row is sent to the row webhook for its id), between floors of its own. Needs KUBEBUILDER_ASSETS; uses $PODIUM_BIN/podium when set.
 # PODIUM_BENCH_WRITE_ROWS sets the number of rows (default 3,000, a multiple of 500);
 # PODIUM_BENCH_PPROF=<dir> writes CPU profiles of the apiserver and of the bench's
 # process (the operator) per phase there (apiserver-<phase>.pprof,
