@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	"k8s.io/client-go/kubernetes"
@@ -27,6 +28,9 @@ var (
 func TestAuthn(t *testing.T) { ginkgoenv.RunSpecs(t, "Authn Suite") }
 
 var _ = BeforeSuite(func() {
+	// Rows and boards reach the read through the controllers and informers: on a busy
+	// 2-core machine that may take more than Gomega's default second.
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 100*time.Millisecond)
 	suite := ginkgoenv.StartSuite(testenv.SuiteOptions{})
 	ctx, cfg, clientset = suite.Ctx, suite.Config, suite.Clientset
 

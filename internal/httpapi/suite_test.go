@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -30,6 +31,9 @@ var (
 func TestHTTPAPI(t *testing.T) { ginkgoenv.RunSpecs(t, "HTTP API Suite") }
 
 var _ = BeforeSuite(func() {
+	// Rows and boards reach the read through the controllers and informers: on a busy
+	// 2-core machine that may take more than Gomega's default second.
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 100*time.Millisecond)
 	suite = ginkgoenv.StartSuite(testenv.SuiteOptions{Operator: true})
 	ctx, cfg, k8sClient, baseURL = suite.Ctx, suite.Config, suite.Client, suite.Operator.BaseURL
 })

@@ -44,6 +44,9 @@ var (
 func TestWebPages(t *testing.T) { ginkgoenv.RunSpecs(t, "Web Pages Suite") }
 
 var _ = BeforeSuite(func() {
+	// Rows and boards reach the read through the controllers and informers: on a busy
+	// 2-core machine that may take more than Gomega's default second.
+	ginkgoenv.SetEventuallyDefaults(30*time.Second, 100*time.Millisecond)
 	// A missing browser fails the suite: these tests are the proof that a row's
 	// markdown runs nothing in a real browser, and a skip would hide its absence.
 	_, err := os.Stat(chromiumPath)
