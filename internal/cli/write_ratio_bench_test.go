@@ -30,8 +30,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -993,12 +991,7 @@ func ownerConfig(ctx context.Context, b *testing.B, cfg *rest.Config, org, path 
 	if err != nil {
 		b.Fatal(err)
 	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["bench"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["harness"] = &clientcmdapi.AuthInfo{Token: token}
-	kc.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "harness", Namespace: org}
-	kc.CurrentContext = "bench"
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+	if err := testenv.WriteTokenKubeconfig(cfg, token, org, path); err != nil {
 		b.Fatal(err)
 	}
 	owner, err := testenv.ClientsetAs(cfg, token, nil)

@@ -20,14 +20,10 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/onsi/gomega"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -378,21 +374,7 @@ func awaitReady(b *testing.B, base string, done <-chan error) {
 // (podium-system/podium-read) and nothing else, as make dev does.
 func readTierKubeconfig(b *testing.B, path string) string {
 	b.Helper()
-	tr, err := clientset.CoreV1().ServiceAccounts(testenv.DeliveryNamespace).CreateToken(ctx, "podium-read",
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](24 * 60 * 60)}}, metav1.CreateOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["bench"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["podium-read"] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
-	kc.Contexts["read"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "podium-read"}
-	kc.CurrentContext = "read"
-	data, err := clientcmd.Write(*kc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
+	if err := testenv.WriteReadKubeconfig(ctx, cfg, path, 24*60*60); err != nil {
 		b.Fatal(err)
 	}
 	return path

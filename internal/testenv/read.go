@@ -78,11 +78,17 @@ func WriteReadKubeconfig(ctx context.Context, cfg *rest.Config, path string, lif
 	if err != nil {
 		return err
 	}
+	return WriteTokenKubeconfig(cfg, tr.Status.Token, "", path)
+}
+
+// WriteTokenKubeconfig writes, at path (mode 0600), a kubeconfig for the apiserver of cfg
+// with token and nothing else, its context's namespace namespace ("" for none).
+func WriteTokenKubeconfig(cfg *rest.Config, token, namespace, path string) error {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["podium"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos[ReadServiceAccount] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
-	kc.Contexts["read"] = &clientcmdapi.Context{Cluster: "podium", AuthInfo: ReadServiceAccount}
-	kc.CurrentContext = "read"
+	kc.AuthInfos["token"] = &clientcmdapi.AuthInfo{Token: token}
+	kc.Contexts["token"] = &clientcmdapi.Context{Cluster: "podium", AuthInfo: "token", Namespace: namespace}
+	kc.CurrentContext = "token"
 	data, err := clientcmd.Write(*kc)
 	if err != nil {
 		return err
