@@ -17,7 +17,7 @@
 # PODIUM_BENCH_WRITE_ROWS sets the number of rows (default 3,000, a multiple of 500);
 # PODIUM_BENCH_PPROF=<dir> writes CPU profiles of the apiserver and of the bench's
 # process (the operator) per phase there (apiserver-<phase>.pprof,
-# operator-<phase>.pprof; phases watched, floor, cli, kfloor, kubectl: the floors'
+# operator-<phase>.pprof; phases watched, floor, cli, owner, kfloor, kubectl: the floors'
 # profiles are of their first run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

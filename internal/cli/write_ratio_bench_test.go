@@ -22,7 +22,6 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,10 +111,13 @@ func BenchmarkWriteRatio(b *testing.B) {
 	apiMetrics := func() map[string]float64 {
 		return requestCounts(ctx, b, apiHC, strings.TrimSuffix(wcfg.Host, "/")+"/metrics")
 	}
+	// The floors' admission is the shipped one: policies, and the webhook configuration
+	// answered by a webhook that only answers.
+	hook := startAnsweringWebhook(b)
 	// The operator as deployed, started for each of Podium's paths and stopped after
 	// it: it serves the admission webhooks (delivery, and the row webhook that records a
-	// row's id and board in its create). Stopped, its webhook configuration is removed,
-	// so that the floors run with the admission a cluster without the operator has.
+	// row's id and board in its create). Stopped, the webhook configuration is pointed
+	// at the answering webhook again, for the floors.
 	var op *testenv.Operator
 	var stopOperator context.CancelFunc
 	startOperator := func() {
@@ -125,16 +127,10 @@ func BenchmarkWriteRatio(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	shipped, err := testenv.ShippedWebhook()
-	if err != nil {
-		b.Fatal(err)
-	}
 	stopOp := func() {
 		stopOperator()
 		<-op.Done
-		if err := c.Delete(ctx, &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: shipped.Name}}); err != nil {
-			b.Fatal(err)
-		}
+		hook.install(ctx, b, c)
 	}
 	defer func() {
 		if stopOperator != nil {
@@ -189,9 +185,25 @@ func BenchmarkWriteRatio(b *testing.B) {
 		return fmt.Sprintf("{agent: agent-%d}", i), fmt.Sprintf("{reward: %d}", i), fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
 	}
 	applyFloor := func(manifest string) { run(kubectl, "apply", "-f", manifest) }
-	// The floors' admission is the shipped one: policies, and the webhook configuration
-	// answered by a webhook that only answers.
-	hook := startAnsweringWebhook(b)
+	// measure times one of Podium's paths, the operator running: write makes the path's
+	// writes of org's n rows, and the path ends when the read serves them all. Then the
+	// rows are deleted and the operator stopped, for the floor that follows.
+	measure := func(org, phase string, profileSeconds int, write func()) pathCost {
+		before, cpu0 := apiMetrics(), cpuAt()
+		stopProfile := profileAPIServer(ctx, b, apiHC, wcfg.Host, phase, profileSeconds)
+		start := time.Now()
+		write()
+		out := pathCost{done: time.Since(start)}
+		served(org, n)
+		out.rate = float64(n) / time.Since(start).Seconds()
+		stopProfile()
+		out.writes = writesPer(before, apiMetrics(), "leaderboardrows", n)
+		out.cpu = cpuAt().per(cpu0, n)
+		out.bytes = storedBytes(ctx, b, c, org)
+		clearRows(org)
+		stopOp()
+		return out
+	}
 
 	for b.Loop() {
 		// The ceiling: ConfigMaps holding what a row holds, 16 writers.
@@ -268,23 +280,12 @@ func BenchmarkWriteRatio(b *testing.B) {
 		if err := os.WriteFile(rowsFile, []byte(rows.String()), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		before, cpu0 = apiMetrics(), cpuAt()
-		stopProfile = profileAPIServer(ctx, b, apiHC, wcfg.Host, "cli", 8)
-		start = time.Now()
-		for range n / perFile {
-			run(bin, "hub", "leaderboard", "row", "create", org+"/bench/main", "--config", rowsFile, "--quiet")
-		}
-		cliDone := time.Since(start)
-		served(org, n)
-		cliRate := float64(n) / time.Since(start).Seconds()
-		stopProfile()
-		cliWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
-		cliCPU := cpuAt().per(cpu0, n)
-		cliBytes := storedBytes(ctx, b, c, org)
-		clearRows(org)
-		stopOp()
+		cli := measure(org, "cli", 8, func() {
+			for range n / perFile {
+				run(bin, "hub", "leaderboard", "row", "create", org+"/bench/main", "--config", rowsFile, "--quiet")
+			}
+		})
 
-		hook.install(ctx, b, c)
 		floor[1] = rowFloor(ctx, b, c, rw, cpuAt, n)
 
 		// The same commands as an org owner's ServiceAccount (podium-org-owner, no
@@ -294,19 +295,12 @@ func BenchmarkWriteRatio(b *testing.B) {
 		startOperator()
 		oOrg, _ := newOrg("owner-ratio")
 		ownerKubeconfig := ownerConfig(ctx, b, cfg, oOrg, filepath.Join(dir, "owner-kubeconfig"))
-		before, cpu0 = apiMetrics(), cpuAt()
-		start = time.Now()
-		for range n / perFile {
-			run(bin, "--kubeconfig", ownerKubeconfig, "hub", "leaderboard", "row", "create", oOrg+"/bench/main", "--config", rowsFile, "--quiet")
-		}
-		served(oOrg, n)
-		ownerRate := float64(n) / time.Since(start).Seconds()
-		ownerWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
-		ownerCPU := cpuAt().per(cpu0, n)
-		clearRows(oOrg)
-		stopOp()
+		owner := measure(oOrg, "owner", 8, func() {
+			for range n / perFile {
+				run(bin, "--kubeconfig", ownerKubeconfig, "hub", "leaderboard", "row", "create", oOrg+"/bench/main", "--config", rowsFile, "--quiet")
+			}
+		})
 
-		hook.install(ctx, b, c)
 		floor[2] = rowFloor(ctx, b, c, rw, cpuAt, n)
 		watched[1] = watchedFloor(ctx, b, wcfg, c, rw, cpuAt, n)
 
@@ -329,31 +323,18 @@ func BenchmarkWriteRatio(b *testing.B) {
 		if err := os.WriteFile(manifest, []byte(m.String()), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		before, cpu0 = apiMetrics(), cpuAt()
-		stopProfile = profileAPIServer(ctx, b, apiHC, wcfg.Host, "kubectl", 15)
-		start = time.Now()
-		run(kubectl, "apply", "-f", manifest)
-		kubectlDone := time.Since(start)
-		served(kOrg, n)
-		kubectlRate := float64(n) / time.Since(start).Seconds()
-		stopProfile()
-		kubectlWrites := writesPer(before, apiMetrics(), "leaderboardrows", n)
-		kubectlCPU := cpuAt().per(cpu0, n)
-		kubectlBytes := storedBytes(ctx, b, c, kOrg)
-		clearRows(kOrg)
-		stopOp()
+		kube := measure(kOrg, "kubectl", 15, func() { run(kubectl, "apply", "-f", manifest) })
 
-		hook.install(ctx, b, c)
 		kFloor[1] = kubectlFloor(ctx, b, c, rw, cpuAt, applyFloor, dir, n)
 
 		floorRate := (floor[0].rate() + floor[1].rate()) / 2
 		kFloorRate := (kFloor[0].rate() + kFloor[1].rate()) / 2
 		watchedRate := (watched[0].rate + watched[1].rate) / 2
 
-		b.ReportMetric(cliRate/cmRate*100, "%cli-of-ceiling")
-		b.ReportMetric(kubectlRate/kubectlCMRate*100, "%kubectl-of-ceiling")
-		b.ReportMetric(cliRate/floorRate*100, "%cli-of-floor")
-		b.ReportMetric(kubectlRate/kFloorRate*100, "%kubectl-of-floor")
+		b.ReportMetric(cli.rate/cmRate*100, "%cli-of-ceiling")
+		b.ReportMetric(kube.rate/kubectlCMRate*100, "%kubectl-of-ceiling")
+		b.ReportMetric(cli.rate/floorRate*100, "%cli-of-floor")
+		b.ReportMetric(kube.rate/kFloorRate*100, "%kubectl-of-floor")
 		fmt.Printf("write-ratio: ceiling: %d ConfigMaps of a row's bytes, 16 writers: %.0f objects/s (%s; %s)\n", n, cmRate, cmWrites, cmCPU)
 		fmt.Printf("write-ratio: the floor of a row, no operator (before the CLI's path): creates %.0f/s (%s), status updates %.0f/s (%s): CPU of both = %.1fx a ConfigMap create's, so rows served at most %.0f%% of the ceiling on CPU alone\n",
 			floor[0].createRate, floor[0].createCPU, floor[0].statusRate, floor[0].statusCPU, floor[0].total/cmTotal, cmTotal/floor[0].total*100)
@@ -363,24 +344,24 @@ func BenchmarkWriteRatio(b *testing.B) {
 			floor[0].rate(), floor[1].rate(), watched[0].rate, watched[1].rate)
 		ownerFloor := (floor[1].rate() + floor[2].rate()) / 2
 		fmt.Printf("write-ratio: podium row create as an org owner's ServiceAccount (no restore verb), %d x %d rows, served by the read: %.0f rows/s = %.0f%% of its floors (%.1f before, %.1f after; %s; %s)\n",
-			n/perFile, perFile, ownerRate, ownerRate/ownerFloor*100, floor[1].rate(), floor[2].rate(), ownerWrites, ownerCPU)
+			n/perFile, perFile, owner.rate, owner.rate/ownerFloor*100, floor[1].rate(), floor[2].rate(), owner.writes, owner.cpu)
 		fmt.Printf("write-ratio: a stored row, status written: %d bytes on the floor, %d on the CLI's path; %d on kubectl's floor, %d on kubectl's path\n",
-			floor[0].bytes, cliBytes, kFloor[0].bytes, kubectlBytes)
+			floor[0].bytes, cli.bytes, kFloor[0].bytes, kube.bytes)
 		fmt.Printf("write-ratio: podium row create, %d x %d rows, served by the read: %.0f rows/s = %.0f%% of the ceiling (commands done after %.1fs, served after %.1fs; %s; %s)\n",
-			n/perFile, perFile, cliRate, cliRate/cmRate*100, cliDone.Seconds(), float64(n)/cliRate, cliWrites, cliCPU)
+			n/perFile, perFile, cli.rate, cli.rate/cmRate*100, cli.done.Seconds(), float64(n)/cli.rate, cli.writes, cli.cpu)
 		fmt.Printf("write-ratio: kubectl's ceiling: kubectl apply -f of the %d ConfigMaps: %.0f objects/s (%s)\n", n, kubectlCMRate, kubectlCMCPU)
 		fmt.Printf("write-ratio: kubectl's floor, no operator (before kubectl's path): kubectl apply -f of the rows %.0f/s (%s), status updates %.0f/s (%s)\n",
 			kFloor[0].createRate, kFloor[0].createCPU, kFloor[0].statusRate, kFloor[0].statusCPU)
 		fmt.Printf("write-ratio: kubectl's floors around kubectl's path: %.1f rows/s before, %.1f after\n", kFloor[0].rate(), kFloor[1].rate())
 		fmt.Printf("write-ratio: kubectl apply -f of %d rows, served by the read: %.0f rows/s = %.0f%% of kubectl's ceiling, %.0f%% of the 16-writer ceiling (apply done after %.1fs, served after %.1fs; %s; %s)\n",
-			n, kubectlRate, kubectlRate/kubectlCMRate*100, kubectlRate/cmRate*100, kubectlDone.Seconds(), float64(n)/kubectlRate, kubectlWrites, kubectlCPU)
+			n, kube.rate, kube.rate/kubectlCMRate*100, kube.rate/cmRate*100, kube.done.Seconds(), float64(n)/kube.rate, kube.writes, kube.cpu)
 		// The figures the issue asks for (docs/performance.md, "Rows in"): raw creates,
 		// the floor (a create and one status write per row through the shipped admission,
 		// no operator; the mean of the floors right before and right after the path),
 		// Podium's path until served, and its ratio to the floor.
 		fmt.Printf("write-ratio: summary: raw creates %.0f rows/s (16 writers), %.0f rows/s (kubectl apply); floor %.1f rows/s (16 writers), %.1f rows/s (kubectl apply, then 16 status writers); podium: CLI %.1f rows/s served = %.0f%% of the floor, kubectl apply %.1f rows/s served = %.0f%% of kubectl's floor; the floor with a bare watcher %.1f rows/s = %.0f%% of the floor (the CLI path = %.0f%% of it)\n",
-			floor[0].createRate, kFloor[0].createRate, floorRate, kFloorRate, cliRate, cliRate/floorRate*100, kubectlRate, kubectlRate/kFloorRate*100,
-			watchedRate, watchedRate/floorRate*100, cliRate/watchedRate*100)
+			floor[0].createRate, kFloor[0].createRate, floorRate, kFloorRate, cli.rate, cli.rate/floorRate*100, kube.rate, kube.rate/kFloorRate*100,
+			watchedRate, watchedRate/floorRate*100, cli.rate/watchedRate*100)
 	}
 }
 
@@ -1006,4 +987,14 @@ func ownerConfig(ctx context.Context, b *testing.B, cfg *rest.Config, org, path 
 			b.Fatal("the org owner's ServiceAccount may not create rows after a minute")
 		}
 	}
+}
+
+// pathCost is what measure measured of one of Podium's paths: rows per second until
+// served, the time its writes took, the writes and CPU per row, a stored row's size.
+type pathCost struct {
+	rate   float64
+	done   time.Duration
+	writes string
+	cpu    string
+	bytes  int
 }
