@@ -31,6 +31,7 @@ import (
 	"podium.dev/podium/internal/index"
 	"podium.dev/podium/internal/providers"
 	"podium.dev/podium/internal/ranking"
+	"podium.dev/podium/internal/rowwatch"
 	"podium.dev/podium/internal/scheme"
 	"podium.dev/podium/internal/secrets"
 )
@@ -131,6 +132,10 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		return nil, err
 	}
 	runs := labels.NewSelector().Add(*runRequirement)
+	hc, newInformer, err := rowInformers(cfg, nil)
+	if err != nil {
+		return nil, err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.Scheme,
 		Metrics:                 metricsOptions(o),
@@ -147,6 +152,8 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 			// Managed fields are never read and would double each cached row's size;
 			// strings every row repeats are shared (cachemem.go).
 			DefaultTransform: CacheTransform(),
+			HTTPClient:       hc,
+			NewInformer:      newInformer,
 			ByObject: map[client.Object]cache.ByObject{
 				&corev1.Secret{}: {Label: podiumSecrets},
 				&batchv1.Job{}:   {Label: runs},
@@ -167,6 +174,20 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// rowInformers returns the HTTP client of a manager's clients and cache, and the
+// cache's NewInformer: rows are watched through rowwatch (one JSON pass a watch event
+// instead of client-go's several; docs/performance.md, "Rows in"), every other kind as
+// next (nil: client-go's) makes it. Both caches that use it are cluster-wide with no
+// selector on rows, which rowwatch's watch needs.
+func rowInformers(cfg *rest.Config, next rowwatch.NewInformerFunc) (*http.Client, rowwatch.NewInformerFunc, error) {
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	newInformer, err := rowwatch.Wrap(cfg, hc, next)
+	return hc, newInformer, err
 }
 
 // metricsOptions serves the metrics as the kubebuilder v4 scaffold does: over TLS (HTTP/1.1

@@ -27,6 +27,10 @@ import (
 // a watch (ReaderFailOnMissingInformer), so no Secret is ever listed or watched, and the
 // read tier's ServiceAccount may not read one anyway (config/read).
 func newReadManager(cfg *rest.Config, o Options) (manager.Manager, error) {
+	hc, newInformer, err := rowInformers(cfg, newListingInformer)
+	if err != nil {
+		return nil, err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.Scheme,
 		Metrics:                metricsOptions(o),
@@ -36,7 +40,8 @@ func newReadManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 		Cache: cache.Options{
 			DefaultTransform:            CacheTransform(),
 			ReaderFailOnMissingInformer: true,
-			NewInformer:                 newListingInformer,
+			HTTPClient:                  hc,
+			NewInformer:                 newInformer,
 		},
 	})
 	if err != nil {
