@@ -44,9 +44,9 @@ func row() *hubv1alpha1.LeaderboardRow {
 				Name: "main-539cd987", UID: "70f6d0b6-70e9-4a9f-979e-1e4830ade18e", Controller: &t}},
 			ManagedFields: []metav1.ManagedFieldsEntry{
 				{Manager: "podium-cli", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "hub.podium.dev/v1alpha1", Time: &at,
-					FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{".":{},"f:leaderboard":{}}}`)}},
+					FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{".":{},"f:leaderboard":{}}}`)},
 				{Manager: "podium-operator", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "hub.podium.dev/v1alpha1", Time: &at,
-					FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{".":{},"f:id":{}}}`)}, Subresource: "status"},
+					FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:status":{".":{},"f:id":{}}}`), Subresource: "status"},
 			},
 		},
 		Spec: hubv1alpha1.LeaderboardRowSpec{
@@ -89,7 +89,7 @@ func clientGo(body string) watch.Decoder {
 			info = i
 		}
 	}
-	frames := info.StreamSerializer.Framer.NewFrameReader(io.NopCloser(strings.NewReader(body)))
+	frames := info.StreamSerializer.NewFrameReader(io.NopCloser(strings.NewReader(body)))
 	return restclientwatch.NewDecoder(streaming.NewDecoder(frames, info.StreamSerializer.Serializer),
 		codecs.DecoderToVersion(info.Serializer, hubv1alpha1.GroupVersion))
 }
