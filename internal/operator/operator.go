@@ -176,11 +176,11 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	return mgr, nil
 }
 
-// rowInformers returns the HTTP client of a manager's clients and cache, and the
-// cache's NewInformer: rows are watched through rowwatch (one JSON pass a watch event
-// instead of client-go's several; docs/performance.md, "Rows in"), every other kind as
-// next (nil: client-go's) makes it. Both caches that use it are cluster-wide with no
-// selector on rows, which rowwatch's watch needs.
+// rowInformers returns the HTTP client of a manager's cache, and the cache's
+// NewInformer, which watches with it: rows are watched through rowwatch (one JSON pass
+// a watch event instead of client-go's several; docs/performance.md, "Rows in"), every
+// other kind as next (nil: client-go's) makes it. Both caches that use it are
+// cluster-wide with no selector on rows, which rowwatch's watch needs.
 func rowInformers(cfg *rest.Config, next rowwatch.NewInformerFunc) (*http.Client, rowwatch.NewInformerFunc, error) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {

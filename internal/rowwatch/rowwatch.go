@@ -36,7 +36,7 @@ type NewInformerFunc func(toolscache.ListerWatcher, runtime.Object, time.Duratio
 // Wrap returns a NewInformer for a cluster-wide cache with no selector on rows (the
 // operator's and the read tier's): the informer of LeaderboardRows watches through
 // this package's decoder, every other informer is next's (nil: client-go's
-// NewSharedIndexInformer). hc is the HTTP client to watch with (the manager's).
+// NewSharedIndexInformer). hc is the HTTP client to watch with (the cache's own).
 func Wrap(cfg *rest.Config, hc *http.Client, next NewInformerFunc) (NewInformerFunc, error) {
 	rc, err := restClient(cfg, hc)
 	if err != nil {
