@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	kjson "sigs.k8s.io/json"
 
 	hubv1alpha1 "podium.dev/podium/api/v1alpha1"
@@ -38,7 +39,7 @@ type NewInformerFunc func(toolscache.ListerWatcher, runtime.Object, time.Duratio
 // this package's decoder, every other informer is next's (nil: client-go's
 // NewSharedIndexInformer). hc is the HTTP client to watch with (the cache's own).
 func Wrap(cfg *rest.Config, hc *http.Client, next NewInformerFunc) (NewInformerFunc, error) {
-	rc, err := restClient(cfg, hc)
+	rc, err := apiutil.RESTClientForGVK(hubv1alpha1.GroupVersion.WithKind("LeaderboardRow"), false, false, cfg, serializer.NewCodecFactory(scheme.Scheme), hc)
 	if err != nil {
 		return nil, err
 	}
@@ -56,31 +57,19 @@ func Wrap(cfg *rest.Config, hc *http.Client, next NewInformerFunc) (NewInformerF
 	}, nil
 }
 
-// restClient is a REST client of Podium's group that asks for JSON.
-func restClient(cfg *rest.Config, hc *http.Client) (rest.Interface, error) {
-	c := rest.CopyConfig(cfg)
-	c.GroupVersion = &hubv1alpha1.GroupVersion
-	c.APIPath = "/apis"
-	c.ContentType = runtime.ContentTypeJSON
-	c.AcceptContentTypes = runtime.ContentTypeJSON
-	c.NegotiatedSerializer = serializer.WithoutConversionCodecFactory{CodecFactory: serializer.NewCodecFactory(scheme.Scheme)}
-	if c.UserAgent == "" {
-		c.UserAgent = rest.DefaultKubernetesUserAgent()
-	}
-	return rest.RESTClientForConfigAndClient(c, hc)
-}
-
 // watcher opens watches of every namespace's rows.
 type watcher struct{ rest rest.Interface }
 
 // Watch opens a watch of rows with opts (the reflector's resourceVersion, timeout,
 // watch-list options), with bookmarks as controller-runtime asks for them. An error
 // the apiserver answers (410 Gone, 403) comes back as its StatusError, as client-go's
-// watch returns it.
+// watch returns it. The stream is asked for as JSON, whatever the config prefers: the
+// decoder reads JSON.
 func (w *watcher) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
 	opts.AllowWatchBookmarks = true
-	body, err := w.rest.Get().Resource("leaderboardrows").VersionedParams(&opts, metav1.ParameterCodec).Stream(ctx)
+	body, err := w.rest.Get().Resource("leaderboardrows").VersionedParams(&opts, metav1.ParameterCodec).
+		SetHeader("Accept", runtime.ContentTypeJSON).Stream(ctx)
 	if err != nil {
 		return nil, err
 	}
